@@ -6,7 +6,19 @@ import { cpus } from 'node:os';
 
 /** The process's user + system CPU time in seconds, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return ticksOf(`/proc/${pid}/stat`);
+}
+
+/**
+ * The CPU time in seconds of the process's first thread alone (/proc/<pid>/task/<pid>/stat):
+ * for a Node server, its event loop, without its worker threads, GC helpers and libuv pool.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return ticksOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function ticksOf(file: string): number {
+  const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux)
   return (Number(fields[11]) + Number(fields[12])) / 100;

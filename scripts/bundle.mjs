@@ -28,11 +28,15 @@ const OUT = join(ROOT, 'dist', 'bundle');
 
 export const PROGRAMS = [
   { name: 'nodeagent', entry: 'src/agent/cli/main.ts' },
-  // The TLS front processes run tls-front.mjs beside the bundle (src/apiserver/front/).
+  // The TLS front processes run tls-front.mjs beside the bundle (src/apiserver/front/), the
+  // worker threads worker-thread.mjs (src/apiserver/workers/).
   {
     name: 'plat-apiserver',
     entry: 'src/apiserver/main.ts',
-    more: { 'tls-front': 'src/apiserver/front/tls-front.ts' },
+    more: {
+      'tls-front': 'src/apiserver/front/tls-front.ts',
+      'worker-thread': 'src/apiserver/workers/thread-main.ts',
+    },
   },
 ];
 

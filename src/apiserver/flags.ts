@@ -43,8 +43,10 @@ export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
 
 export interface ApiServerFlags {
   securePort: number;
-  /** --tls-processes: TLS front processes (0: none); -1: one per CPU beyond the first (front/count.ts). */
+  /** --tls-processes: TLS front processes (0: none); -1: one per CPU beyond the first (start/helper-count.ts). */
   tlsProcesses: number;
+  /** --worker-threads: threads for body decoding and encryption at rest (0: none); -1 as above. */
+  workerThreads: number;
   bindAddress: string;
   certDir: string;
   tlsCertFile: string | undefined;
@@ -117,6 +119,17 @@ export const FLAG_DEFS: readonly FlagDef[] = [
       'which keeps storage and the request pipeline: handshakes and record encryption then run ' +
       'on other cores. 0 ends TLS in the main process; -1 starts one per CPU beyond the first ' +
       '(none on a single CPU), at most 8. At most 64.',
+  },
+  {
+    name: 'worker-threads',
+    value: 'int',
+    def: '0',
+    help:
+      'Threads that decode and check request bodies (JSON and YAML) and run encryption at rest ' +
+      '(aesgcm, aescbc and secretbox keys of --encryption-provider-config), so that this work ' +
+      'runs on other cores; storage and the rest of the request pipeline stay on the main ' +
+      'thread. 0 does it all on the main thread; -1 starts one per CPU beyond the first (none ' +
+      'on a single CPU), at most 8. At most 64.',
   },
   {
     name: 'bind-address',
@@ -438,6 +451,7 @@ function servingFlags(
   ApiServerFlags,
   | 'securePort'
   | 'tlsProcesses'
+  | 'workerThreads'
   | 'bindAddress'
   | 'certDir'
   | 'tlsCertFile'
@@ -446,7 +460,16 @@ function servingFlags(
 > {
   return {
     securePort: securePortOf(cl.value('secure-port')),
-    tlsProcesses: tlsProcessesOf(cl.value('tls-processes')),
+    tlsProcesses: helperFlagOf(
+      cl.value('tls-processes'),
+      'tls-processes',
+      'TLS in the main process',
+    ),
+    workerThreads: helperFlagOf(
+      cl.value('worker-threads'),
+      'worker-threads',
+      'all on the main thread',
+    ),
     bindAddress: cl.value('bind-address'),
     certDir: cl.value('cert-dir'),
     tlsCertFile: tlsCert,
@@ -616,19 +639,20 @@ function addressTypesOf(text: string): string[] {
   return types;
 }
 
-function tlsProcessesOf(text: string): number {
-  const n = parseInt32(text, 'tls-processes');
-  if (n < -1 || n > MAX_TLS_PROCESSES)
+/** --tls-processes or --worker-threads: -1, 0 (`zero` says what that means) or a count. */
+function helperFlagOf(text: string, flag: string, zero: string): number {
+  const n = parseInt32(text, flag);
+  if (n < -1 || n > MAX_HELPERS)
     throw new FlagError(
-      `invalid value "${text}" for flag --tls-processes: must be -1 (one per CPU beyond the ` +
-        `first), 0 (TLS in the main process) or a count up to ${MAX_TLS_PROCESSES}`,
-      { flag: 'tls-processes' },
+      `invalid value "${text}" for flag --${flag}: must be -1 (one per CPU beyond the ` +
+        `first), 0 (${zero}) or a count up to ${MAX_HELPERS}`,
+      { flag },
     );
   return n;
 }
 
-/** The most TLS front processes --tls-processes takes. */
-export const MAX_TLS_PROCESSES = 64;
+/** The most helpers --tls-processes and --worker-threads each take. */
+export const MAX_HELPERS = 64;
 
 function securePortOf(text: string): number {
   const port = parseInt32(text, 'secure-port');

@@ -33,6 +33,7 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
   'default-unreachable-toleration-seconds': 'generic',
   'feature-gates': 'generic',
   'min-request-timeout': 'generic',
+  'worker-threads': 'generic',
   'platform-domain': 'generic',
   'platform-profile': 'generic',
   'advertise-address': 'generic',

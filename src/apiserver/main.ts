@@ -22,14 +22,22 @@ export { reportUncaught } from '../common/log/uncaught-report.js';
 type Log = ReturnType<typeof createLogger>;
 
 /**
- * The TLS front process's script beside this entry: tls-front.mjs next to the bundle
- * (scripts/bundle.mjs builds it as a second entry), front/tls-front.js in the compiled tree.
+ * A helper's script beside this entry: `<name>.mjs` next to the bundle (scripts/bundle.mjs builds
+ * it as another entry), `compiled` in the compiled tree.
  */
+function shippedEntry(name: string, compiled: string): string {
+  const bundled = fileURLToPath(new URL(`./${name}.mjs`, import.meta.url));
+  return existsSync(bundled) ? bundled : fileURLToPath(new URL(compiled, import.meta.url));
+}
+
+/** The TLS front process's script (--tls-processes). */
 export function shippedTlsFrontEntry(): string {
-  const bundled = fileURLToPath(new URL('./tls-front.mjs', import.meta.url));
-  return existsSync(bundled)
-    ? bundled
-    : fileURLToPath(new URL('./front/tls-front.js', import.meta.url));
+  return shippedEntry('tls-front', './front/tls-front.js');
+}
+
+/** The worker thread's script (--worker-threads). */
+export function shippedWorkerThreadEntry(): string {
+  return shippedEntry('worker-thread', './workers/thread-main.js');
 }
 
 /**
@@ -103,6 +111,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   try {
     running = await startApiServer(flags, log.logger, undefined, {
       tlsFrontEntry: shippedTlsFrontEntry(),
+      workerThreadEntry: shippedWorkerThreadEntry(),
     });
   } catch (err) {
     const known = err instanceof NodeAgentError || err instanceof CertificateError;

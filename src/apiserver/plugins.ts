@@ -18,6 +18,7 @@ import {
   type StorageEncryption,
 } from './config/build.js';
 import { POD_SUPPORT_FLAGS } from './pod-support-flags.js';
+import type { LocalProviderFactory } from './encryption/registry.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -33,6 +34,11 @@ export interface ApiServerPlugins {
    * Without it, --tls-processes must be 0.
    */
   readonly tlsFrontEntry?: string;
+  /**
+   * The worker thread's script (workers/thread-main.ts as built): main.ts names the shipped one.
+   * Without it, --worker-threads must be 0.
+   */
+  readonly workerThreadEntry?: string;
 }
 
 /** What the configuration files build: the plug-ins, the server's authorizer chain, a close. */
@@ -51,6 +57,7 @@ export function loadStorageEncryption(
   names: Names,
   logger: Logger,
   clock: Clock,
+  localProviders?: LocalProviderFactory,
 ): Promise<StorageEncryption> {
   return loadEncryptionConfig({
     encryptionProviderConfig: flags.extra['encryptionProviderConfig'],
@@ -58,6 +65,7 @@ export function loadStorageEncryption(
     anonymousAuthFlagSet: flags.anonymousAuthSet,
     clock,
     logger,
+    localProviders,
   });
 }
 

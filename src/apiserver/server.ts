@@ -19,6 +19,7 @@ import { createHttpsServer } from './https-server.js';
 import type { ProtobufResponses } from './handlers/protobuf.js';
 import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.js';
 import { readRequestObject } from './handlers/request-object.js';
+import type { BodyDecoder } from './handlers/decode-object.js';
 import { parseWriteOptions } from './handlers/options.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
 import { reviewFor, type Review } from './handlers/review-routes.js';
@@ -75,6 +76,8 @@ export interface ApiServerOptions {
   readonly protobufResponses: ProtobufResponses;
   readonly tracer?: RequestTracer | undefined;
   readonly maxBodyBytes: number;
+  /** Where review bodies are decoded (--worker-threads); default: on the main thread. */
+  readonly bodyDecoder?: BodyDecoder | undefined;
   /** What GET /version serves. */
   readonly version: ServedVersion;
   /** --api-audiences: the audiences of tokens authenticated here (see tokenReview). */
@@ -369,6 +372,7 @@ export class ApiServer {
     // A review is a create: fieldValidation (Warn by default) applies as to any other.
     const body = await readRequestObject(req, {
       maxBodyBytes: this.o.maxBodyBytes,
+      decoder: this.o.bodyDecoder,
       kind: review.kind,
       apiVersion: review.apiVersion,
       version: 'v1',

@@ -33,6 +33,8 @@ export interface StartApiServerOptions {
   /** Another build's launcher (e.g. main's bin/plat-apiserver, for benchmarks); default this tree's. */
   readonly bin?: string;
   /** Node options before the launcher (e.g. ['--cpu-prof'], which NODE_OPTIONS refuses). */
+  /** false: without TEST_APISERVER_ARGS, for a test of the very flags those would override. */
+  readonly suiteArgs?: boolean;
   readonly nodeArgs?: readonly string[];
 }
 
@@ -159,7 +161,8 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
   args.push(...(opts.args ?? []));
   // TEST_APISERVER_ARGS (space-separated) runs every test's server with these flags too: the
   // whole suite once through the TLS front processes, say (`--tls-processes=2`).
-  args.push(...(process.env['TEST_APISERVER_ARGS'] ?? '').split(' ').filter((a) => a !== ''));
+  if (opts.suiteArgs !== false)
+    args.push(...(process.env['TEST_APISERVER_ARGS'] ?? '').split(' ').filter((a) => a !== ''));
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, ...args], {
     cwd: root,
     env: { ...process.env, ...opts.env },

@@ -18,7 +18,10 @@ import {
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import type { ServiceAccountGetter } from '../admission/service-account.js';
 import { ADMISSION_PLUGIN_NAMES } from './admission.js';
-import { EncryptionTransformerRegistry } from '../encryption/registry.js';
+import {
+  EncryptionTransformerRegistry,
+  type LocalProviderFactory,
+} from '../encryption/registry.js';
 import type {
   AdmissionPlugin,
   Authenticator,
@@ -458,7 +461,7 @@ export async function loadEncryptionConfig(
   o: Pick<
     ApiserverConfigFileOptions,
     'encryptionProviderConfig' | 'platformDomain' | 'anonymousAuthFlagSet' | 'clock' | 'logger'
-  >,
+  > & { readonly localProviders?: LocalProviderFactory | undefined },
 ): Promise<StorageEncryption> {
   if (!given(o.encryptionProviderConfig))
     return { transformers: undefined, close: () => undefined };
@@ -470,6 +473,7 @@ export async function loadEncryptionConfig(
     clock: o.clock,
     logger: o.logger,
     file,
+    ...(o.localProviders === undefined ? {} : { localProviders: o.localProviders }),
   });
   try {
     for (const p of await reg.checkKmsPlugins())

@@ -31,8 +31,23 @@ interface Rule {
 
 const IDENTITY = new PrefixTransformer({ providers: [identityProvider()] });
 
+/** Makes the provider of one local key (aesgcm, aescbc, secretbox): on this thread, or elsewhere. */
+export type LocalProviderFactory = (
+  kind: 'aesgcm' | 'aescbc' | 'secretbox',
+  name: string,
+  key: Buffer,
+) => EncryptionProvider;
+
+const ON_THIS_THREAD: LocalProviderFactory = (kind, name, key) => {
+  if (kind === 'aesgcm') return aesGcmProvider(name, key);
+  if (kind === 'aescbc') return aesCbcProvider(name, key);
+  return secretboxProvider(name, key);
+};
+
 export interface EncryptionRegistryOptions {
   readonly config: EncryptionConfiguration;
+  /** Where local keys do their work (--worker-threads); default: on the calling thread. */
+  readonly localProviders?: LocalProviderFactory;
   readonly clock: Clock;
   readonly logger: Logger;
   /** For error messages. */
@@ -93,10 +108,8 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     opts: EncryptionRegistryOptions,
     where: string,
   ): EncryptionProvider[] {
-    const keyed = (
-      kind: 'aesgcm' | 'aescbc' | 'secretbox',
-      make: (name: string, key: Buffer) => EncryptionProvider,
-    ): EncryptionProvider[] =>
+    const make = opts.localProviders ?? ON_THIS_THREAD;
+    const keyed = (kind: 'aesgcm' | 'aescbc' | 'secretbox'): EncryptionProvider[] =>
       (p[kind]?.keys ?? []).map((k, j) => {
         const raw = decodeKey(k.secret);
         if (raw === undefined) {
@@ -106,11 +119,11 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
             opts.file === undefined ? {} : { file: opts.file },
           );
         }
-        return make(k.name, raw);
+        return make(kind, k.name, raw);
       });
-    if (p.aesgcm !== undefined) return keyed('aesgcm', aesGcmProvider);
-    if (p.aescbc !== undefined) return keyed('aescbc', aesCbcProvider);
-    if (p.secretbox !== undefined) return keyed('secretbox', secretboxProvider);
+    if (p.aesgcm !== undefined) return keyed('aesgcm');
+    if (p.aescbc !== undefined) return keyed('aescbc');
+    if (p.secretbox !== undefined) return keyed('secretbox');
     if (p.identity !== undefined) return [identityProvider()];
     const kms = p.kms;
     if (kms !== undefined) {

@@ -1,7 +1,13 @@
 // Decoding a create/update body and applying fieldValidation (Ignore, Warn, Strict) to the
 // unknown and duplicate fields the decoder reports.
 
-import { decodeBody, DecodeError, pruneUnknownFields } from '../decode.js';
+import {
+  decodeBody,
+  DecodeError,
+  pruneUnknownFields,
+  type DecodeOptions,
+  type DecodeResult,
+} from '../decode.js';
 import { badRequest } from '../status.js';
 import type { Obj } from '../registry/types.js';
 
@@ -13,14 +19,20 @@ export interface Decoded {
   readonly duplicateFields: readonly string[];
 }
 
-export function decodeObject(args: {
-  body: string;
-  contentType: string;
-  kind: string;
-  apiVersion: string;
-}): Decoded {
+/**
+ * Runs decode.ts's decodeBody: on the main thread, or elsewhere (--worker-threads: a worker
+ * thread's, workers/decode-job.ts), with the same result and the same DecodeError.
+ */
+export type BodyDecoder = (o: DecodeOptions) => Promise<DecodeResult>;
+
+const ON_THIS_THREAD: BodyDecoder = (o) => Promise.resolve(decodeBody(o));
+
+export async function decodeObject(
+  args: DecodeOptions,
+  decoder: BodyDecoder = ON_THIS_THREAD,
+): Promise<Decoded> {
   try {
-    return decodeBody(args);
+    return await decoder(args);
   } catch (err) {
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;

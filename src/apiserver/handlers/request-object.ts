@@ -6,7 +6,12 @@ import type { IncomingMessage } from 'node:http';
 import { WIRE_NAMES } from '../../common/names.js';
 import type { Obj } from '../registry/types.js';
 import { readBodyBytes, requireObjectMediaType } from './body.js';
-import { applyFieldValidation, decodeObject, type FieldValidation } from './decode-object.js';
+import {
+  applyFieldValidation,
+  decodeObject,
+  type BodyDecoder,
+  type FieldValidation,
+} from './decode-object.js';
 import { decodeProtobufObject } from './protobuf.js';
 
 export interface RequestObjectOptions {
@@ -18,6 +23,8 @@ export interface RequestObjectOptions {
   /** Read only for a JSON or YAML body (a protobuf body has no unknown fields to judge). */
   readonly fieldValidation: () => FieldValidation;
   readonly warnings: string[];
+  /** Where a JSON or YAML body is decoded (--worker-threads); default: on this thread. */
+  readonly decoder?: BodyDecoder | undefined;
 }
 
 export async function readRequestObject(
@@ -28,12 +35,10 @@ export async function readRequestObject(
   const bytes = await readBodyBytes(req, o.maxBodyBytes);
   if (contentType === WIRE_NAMES.protobufMediaType)
     return decodeProtobufObject(bytes, o.kind, o.apiVersion);
-  const decoded = decodeObject({
-    body: bytes.toString('utf8'),
-    contentType,
-    kind: o.kind,
-    apiVersion: o.apiVersion,
-  });
+  const decoded = await decodeObject(
+    { body: bytes.toString('utf8'), contentType, kind: o.kind, apiVersion: o.apiVersion },
+    o.decoder,
+  );
   applyFieldValidation(decoded, o.fieldValidation(), o.kind, o.version, o.warnings);
   return decoded.object;
 }

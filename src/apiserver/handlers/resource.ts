@@ -22,6 +22,7 @@ import { serveWatch, type WatchSettings } from '../watch/watch.js';
 import { mediaType, readBodyBytes } from './body.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { readRequestObject } from './request-object.js';
+import type { BodyDecoder } from './decode-object.js';
 import { applyFieldValidation } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
@@ -59,6 +60,8 @@ export interface ResourceHandlerContext {
   readonly actions?: SubresourceActions;
   readonly platformDomain: string;
   readonly maxBodyBytes: number;
+  /** Where create, update and action bodies are decoded (--worker-threads). */
+  readonly bodyDecoder?: BodyDecoder | undefined;
   readonly watch: WatchSettings;
   readonly shardingEnabled: boolean;
   readonly authorizer: Authorizer;
@@ -249,6 +252,7 @@ async function runAction(call: ResourceCall, action: SubresourceAction): Promise
   );
   const body = await readRequestObject(call.req, {
     maxBodyBytes: c.maxBodyBytes,
+    decoder: c.bodyDecoder,
     kind: action.kind,
     apiVersion: action.apiVersion,
     version: 'v1',
@@ -434,6 +438,7 @@ async function decodeBody(
 ): Promise<Obj> {
   return readRequestObject(req, {
     maxBodyBytes: c.maxBodyBytes,
+    decoder: c.bodyDecoder,
     kind: def.kind,
     apiVersion: apiVersionOf(def),
     version: def.version,

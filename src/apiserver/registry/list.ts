@@ -21,6 +21,7 @@ import { CompactedError, prefixEnd, StoreReadError, type RawRevision } from '../
 import type { Params } from '../params.js';
 import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
+import type { ServedTextMaker } from './served-cache.js';
 import { parseResourceVersion } from './resource-version.js';
 import { stringRecordOf } from '../../common/util/json-shape.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
@@ -292,17 +293,29 @@ export async function listJson(
 ): Promise<string> {
   const matches = objectMatcher(def, o);
   const cache = registry.served;
-  const page = await runList(registry, def, namespace, o, async (row) => {
-    let text = cache.json(def, row.key, row.rv, row.value.length);
-    if (text !== undefined && !hasSelectors(o)) return text;
-    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
-    if (!matches(obj)) return undefined;
-    if (text === undefined) {
-      text = JSON.stringify(obj);
-      cache.set('json', def, row.key, row.rv, row.value.length, text);
-    }
-    return text;
-  });
+  const maker = registry.servedTexts;
+  const prefill =
+    maker === undefined || hasSelectors(o) || def.view !== undefined
+      ? undefined
+      : (rows: readonly RawRevision[]) => prefillServed(registry, def, maker, rows);
+  const page = await runList(
+    registry,
+    def,
+    namespace,
+    o,
+    async (row) => {
+      let text = cache.json(def, row.key, row.rv, row.value.length);
+      if (text !== undefined && !hasSelectors(o)) return text;
+      const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+      if (!matches(obj)) return undefined;
+      if (text === undefined) {
+        text = JSON.stringify(obj);
+        cache.set('json', def, row.key, row.rv, row.value.length, text);
+      }
+      return text;
+    },
+    prefill,
+  );
   // Field order as JSON.stringify of a ListResult.
   const head = JSON.stringify({
     apiVersion: apiVersionOf(def),
@@ -310,6 +323,41 @@ export async function listJson(
     metadata: page.metadata,
   });
   return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
+}
+
+/** Rows not worth a message to the worker threads: fewer are served inline. */
+const MIN_PREFILL = 16;
+
+/**
+ * Puts the served text of a window's rows that the cache lacks into it, made by `maker` (the
+ * worker threads); a row it cannot make (a value that does not decrypt or read back) is left to
+ * the list's own decoding, which reports it.
+ */
+async function prefillServed(
+  registry: Registry,
+  def: ResourceDef,
+  maker: ServedTextMaker,
+  window: readonly RawRevision[],
+): Promise<void> {
+  const cache = registry.served;
+  const misses = window.filter((r) => cache.json(def, r.key, r.rv, r.value.length) === undefined);
+  if (misses.length < MIN_PREFILL) return;
+  const plains = await Promise.allSettled(
+    misses.map((r) => registry.store.plaintext(r.key, r.value)),
+  );
+  const rows: RawRevision[] = [];
+  const sent: { plain: Uint8Array; rv: number }[] = [];
+  for (const [i, p] of plains.entries()) {
+    const row = misses[i];
+    if (p.status !== 'fulfilled' || row === undefined) continue;
+    rows.push(row);
+    sent.push({ plain: p.value, rv: row.rv });
+  }
+  const texts = await maker(def.kind, apiVersionOf(def), sent);
+  for (const [i, row] of rows.entries()) {
+    const text = texts[i];
+    if (text !== undefined) cache.set('json', def, row.key, row.rv, row.value.length, text);
+  }
 }
 
 /**
@@ -448,41 +496,73 @@ interface Page<T> {
  * Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors
  * drop it.
  */
+/**
+ * Rows whose items are made at once: with --worker-threads their served text is made on the
+ * threads in one hand-off, and their decryption runs side by side there. An item past the page's
+ * end that fails is never reported, as when the rows were read one by one.
+ */
+const ROW_WINDOW = 512;
+
+/** A page's items so far, the key of the last row read, and whether a row was left over. */
+interface Taken<T> {
+  readonly items: T[];
+  lastKey: string | undefined;
+  more: boolean;
+}
+
+/** Adds the rows' items to the page in order, up to its limit; a row left over sets `more`. */
+async function takeRows<T>(
+  t: Taken<T>,
+  rows: readonly RawRevision[],
+  limit: number | undefined,
+  item: (row: RawRevision) => Promise<T | undefined>,
+  prefill: ((window: readonly RawRevision[]) => Promise<void>) | undefined,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROW_WINDOW) {
+    const window = rows.slice(i, i + ROW_WINDOW);
+    if (prefill !== undefined) await prefill(window);
+    const done = await Promise.allSettled(window.map(item));
+    for (const [j, row] of window.entries()) {
+      if (limit !== undefined && t.items.length >= limit) {
+        t.more = true;
+        return;
+      }
+      const it = done[j];
+      if (it?.status === 'rejected') throw it.reason;
+      t.lastKey = row.key;
+      if (it?.value !== undefined) t.items.push(it.value);
+    }
+  }
+}
+
 async function runList<T>(
   registry: Registry,
   def: ResourceDef,
   namespace: string,
   o: ListOptions,
   item: (row: RawRevision) => Promise<T | undefined>,
+  /** Awaited before each window's items are made (listJson: the served text made elsewhere). */
+  prefill?: (window: readonly RawRevision[]) => Promise<void>,
 ): Promise<Page<T>> {
   const store = registry.store;
   const snap = await snapshotOf(registry, def, namespace, o);
   const { prefix, end, atRev } = snap;
   const limit = o.limit !== undefined && o.limit > 0 ? o.limit : undefined;
-  const items: T[] = [];
-  let lastKey: string | undefined;
-  let more = false;
+  const t: Taken<T> = { items: [], lastKey: undefined, more: false };
+  const { items } = t;
   let cursor = snap.from;
   try {
     for (;;) {
       const want = limit === undefined ? -1 : Math.max(limit - items.length, 1) + 1;
       const rows = store.rangeRaw(cursor, end, atRev, want);
-      for (const row of rows) {
-        if (limit !== undefined && items.length >= limit) {
-          more = true;
-          break;
-        }
-        const it = await item(row);
-        lastKey = row.key;
-        if (it !== undefined) items.push(it);
-      }
-      if (more || rows.length === 0 || limit === undefined || rows.length < want) break;
+      await takeRows(t, rows, limit, item, prefill);
+      if (t.more || rows.length === 0 || limit === undefined || rows.length < want) break;
       const last = rows[rows.length - 1];
       if (last === undefined) break;
       cursor = last.key + '\u0000';
       if (items.length >= limit) {
         // Exactly filled: more remain only if another key follows.
-        more = store.rangeRaw(cursor, end, atRev, 1).length > 0;
+        t.more = store.rangeRaw(cursor, end, atRev, 1).length > 0;
         break;
       }
     }
@@ -491,6 +571,7 @@ async function runList<T>(
     throw err;
   }
   const metadata: ListResult['metadata'] = { resourceVersion: String(atRev) };
+  const { more, lastKey } = t;
   if (more && lastKey !== undefined) {
     const nextStart = lastKey.slice(prefix.length) + '\u0000';
     metadata.continue = encodeContinue(registry.platformDomain, { rv: atRev, start: nextStart });

@@ -86,8 +86,13 @@ export interface StorageView {
 /** The object as `def` serves it: converted from its storage shape when `def` is a view. */
 export function servedShape(def: ResourceDef, stored: Obj): Obj {
   const obj = def.view === undefined ? stored : def.view.fromStorage(stored);
-  obj['kind'] = def.kind;
-  obj['apiVersion'] = apiVersionOf(def);
+  return withServedKind(obj, def.kind, apiVersionOf(def));
+}
+
+/** The object with the kind and apiVersion it is served as (set in place). */
+export function withServedKind(obj: Obj, kind: string, apiVersion: string): Obj {
+  obj['kind'] = kind;
+  obj['apiVersion'] = apiVersion;
   return obj;
 }
 

@@ -46,7 +46,13 @@ import { identityTransformers } from '../storage/identity.js';
 import { Store } from '../storage/store.js';
 import type { ApiServerConfig } from './config.js';
 import { availableParallelism } from 'node:os';
-import { frontCount } from '../front/count.js';
+import { helperCount } from './helper-count.js';
+import { ThreadPool } from '../workers/thread-pool.js';
+import { decodeOnPool } from '../workers/decode-job.js';
+import { pooledProvider } from '../workers/cipher-job.js';
+import { servedTextsOnPool } from '../workers/served-job.js';
+import type { BodyDecoder } from '../handlers/decode-object.js';
+import type { LocalProviderFactory } from '../encryption/registry.js';
 import type { Logger } from '../../common/log/types.js';
 
 /** Every part of plat-apiserver, built once. */
@@ -166,6 +172,7 @@ function registryOf(
   rbac: Rbac,
   plugins: LoadedPlugins,
   all: readonly ResourceDef[],
+  threads: ThreadPool | undefined,
 ): Registry {
   const { names, clock, logger } = c;
   const registry = new Registry({
@@ -180,6 +187,10 @@ function registryOf(
       rbac.escalationCheck(plugins.chain),
     ],
     managedFields: trackedManagedFields(),
+    servedTexts:
+      threads === undefined
+        ? undefined
+        : (kind, apiVersion, rows) => servedTextsOnPool(threads, kind, apiVersion, rows),
   });
   // A view shares its storage resource's keys: their namespace clean-up runs once.
   registry.namespacedPrefixes = all
@@ -230,6 +241,7 @@ function handlerContext(
   registry: Registry,
   authorizer: AuthorizerChain,
   actions: SubresourceActions,
+  bodyDecoder: BodyDecoder | undefined,
 ): ResourceHandlerContext {
   const { flags, names, clock, logger } = c;
   const platformDomain = names.groupDomain;
@@ -238,6 +250,7 @@ function handlerContext(
     actions,
     platformDomain,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    bodyDecoder,
     shardingEnabled: flags.featureGates['ShardedListAndWatch'] === true,
     authorizer,
     clock,
@@ -282,9 +295,16 @@ async function agentProxy(
 }
 
 /** The store over the configured encryption; the encryption is closed when the build fails. */
-async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncryption: () => void }> {
+async function storage(
+  c: ApiServerConfig,
+  threads: ThreadPool | undefined,
+): Promise<{ store: Store; closeEncryption: () => void }> {
   const { flags, names, clock, logger } = c;
-  const encryption = await loadStorageEncryption(flags, names, logger, clock);
+  const local: LocalProviderFactory | undefined =
+    threads === undefined
+      ? undefined
+      : (kind, name, key) => pooledProvider(threads, kind, name, key);
+  const encryption = await loadStorageEncryption(flags, names, logger, clock, local);
   try {
     const store = new Store({
       dataDir: flags.dataDir,
@@ -310,7 +330,7 @@ function tlsFrontsOf(
   logger: Logger,
 ): TlsFrontsWanted | undefined {
   const cpus = availableParallelism();
-  const count = frontCount(flag, cpus);
+  const count = helperCount(flag, cpus);
   if (flag === -1)
     logger.info(
       { cpus, tlsProcesses: count },
@@ -338,6 +358,7 @@ function apiServerOf(
     clientCaPems: string[];
     all: readonly ResourceDef[];
     proxy: SubresourceProxy;
+    bodyDecoder: BodyDecoder | undefined;
   },
 ): ApiServer {
   const { flags, names, logger } = c;
@@ -355,16 +376,77 @@ function apiServerOf(
     authn: p.authn,
     authorizer: p.authorizer,
     routes: new ResourceRoutes(p.all),
-    resources: handlerContext(c, p.registry, p.authorizer, p.pods.actionsOver(p.registry)),
+    resources: handlerContext(
+      c,
+      p.registry,
+      p.authorizer,
+      p.pods.actionsOver(p.registry),
+      p.bodyDecoder,
+    ),
     openapi: p.openapi,
     discovery: discoveryOf(names, p.defs, p.rbac),
     proxy: p.proxy,
     protobufResponses: new ProtobufResponses({ logger }),
     tracer: p.plugins.tracer,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    bodyDecoder: p.bodyDecoder,
     apiAudiences: p.pods.apiAudiences,
     logger,
   });
+}
+
+/**
+ * The worker threads --worker-threads asks for, with their script (main.ts gives the shipped
+ * one; an embedding that gives none must ask for 0).
+ */
+function workerThreadsOf(c: ApiServerConfig): ThreadPool | undefined {
+  const flag = c.flags.workerThreads;
+  const cpus = availableParallelism();
+  const count = helperCount(flag, cpus);
+  if (flag === -1)
+    c.logger.info(
+      { cpus, workerThreads: count },
+      count === 0
+        ? '--worker-threads=-1 on a single CPU: bodies and encryption on the main thread'
+        : `--worker-threads=-1: ${count} worker threads`,
+    );
+  if (count === 0) return undefined;
+  const entry = c.extra.workerThreadEntry;
+  if (entry === undefined)
+    throw new FlagError(
+      `--worker-threads=${flag} asks for ${count} worker threads, but this embedding of ` +
+        'plat-apiserver names no thread script (workerThreadEntry): give --worker-threads=0',
+      { flag: 'worker-threads' },
+    );
+  return new ThreadPool({ count, entry, logger: c.logger, clock: c.clock });
+}
+
+/** Ends what the build made before the store's close: file watchers, plug-ins, keys, threads. */
+async function closeBuilt(
+  kubeletFiles: AbortController,
+  plugins: LoadedPlugins | undefined,
+  closeEncryption: () => void,
+  threads: ThreadPool | undefined,
+): Promise<void> {
+  kubeletFiles.abort();
+  await plugins?.close();
+  closeEncryption();
+  await threads?.stop();
+}
+
+/** The worker threads and the store over them; the threads end when the store cannot be made. */
+async function threadedStorage(c: ApiServerConfig): Promise<{
+  threads: ThreadPool | undefined;
+  store: Store;
+  closeEncryption: () => void;
+}> {
+  const threads = workerThreadsOf(c);
+  try {
+    return { threads, ...(await storage(c, threads)) };
+  } catch (err) {
+    await threads?.stop();
+    throw err;
+  }
 }
 
 /** Builds every part from the configuration; starts nothing (run.ts does). */
@@ -372,16 +454,12 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
   const { flags, names } = c;
   const certs = await prepareCertificates({ ...flags, clock: c.clock });
   const clientCaPems = await clientCas(flags, certs);
-  const { store, closeEncryption } = await storage(c);
+  const { threads, store, closeEncryption } = await threadedStorage(c);
   const addresses = serviceAddresses(c);
   const defs = resourceDefs(names, addresses.clusterIps);
   const kubeletFiles = new AbortController();
   let plugins: LoadedPlugins | undefined;
-  const close = async (): Promise<void> => {
-    kubeletFiles.abort();
-    await plugins?.close();
-    closeEncryption();
-  };
+  const close = (): Promise<void> => closeBuilt(kubeletFiles, plugins, closeEncryption, threads);
   try {
     const pods = await PodSupport.build(c, store, defs, addresses);
     const built = await authorization(c, store, defs, pods);
@@ -389,7 +467,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     const { rbac } = built;
     const authorizer = plugins.chain;
     const all = [...Object.values(defs), ...rbac.resources];
-    const registry = registryOf(c, store, rbac, plugins, all);
+    const registry = registryOf(c, store, rbac, plugins, all, threads);
     const openapi = openApiOf(c, all);
     const authn = authnChain(c, { store, defs, pods, plugins });
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
@@ -406,6 +484,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
       rbac,
       proxy,
       plugins,
+      bodyDecoder: threads === undefined ? undefined : (o) => decodeOnPool(threads, o),
     });
     return {
       config: c,

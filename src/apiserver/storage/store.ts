@@ -27,7 +27,8 @@ import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
-import { isRecord, recordOf } from '../../common/util/json-shape.js';
+import { recordOf } from '../../common/util/json-shape.js';
+import { storedObjectOf } from './stored-object.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 const opCode: Record<ChangeType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2 };
@@ -113,7 +114,6 @@ export interface StoreOptions {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export class Store {
   private readonly db: Database.Database;
@@ -382,16 +382,20 @@ export class Store {
 
   /** Decodes a stored value; a value that cannot be read throws StoreReadError. */
   async decode(key: string, rv: number, value: Uint8Array): Promise<StoredObject> {
-    let parsed: unknown;
     try {
-      const { data } = await this.transformer(key).fromStorage(value, key);
-      parsed = JSON.parse(decoder.decode(data));
+      return storedObjectOf(await this.plaintext(key, value), rv);
+    } catch (err) {
+      throw err instanceof StoreReadError ? err : new StoreReadError(key, err);
+    }
+  }
+
+  /** A stored value's plaintext (decrypted); one that cannot be decrypted throws StoreReadError. */
+  async plaintext(key: string, value: Uint8Array): Promise<Uint8Array> {
+    try {
+      return (await this.transformer(key).fromStorage(value, key)).data;
     } catch (err) {
       throw new StoreReadError(key, err);
     }
-    if (!isRecord(parsed)) throw new StoreReadError(key, new Error('not an object'));
-    parsed['metadata'] = { ...recordOf(parsed['metadata']), resourceVersion: String(rv) };
-    return parsed;
   }
 
   /** The current raw state of one key (undefined when absent or deleted). */

@@ -45,6 +45,10 @@ test('defaults as the reference names them', () => {
   assert.equal(f.tlsProcesses, 0);
   assert.equal(run(['--tls-processes=-1']).tlsProcesses, -1);
   assert.equal(run(['--tls-processes=3']).tlsProcesses, 3);
+  // Bodies and encryption at rest on the main thread unless asked otherwise
+  assert.equal(f.workerThreads, 0);
+  assert.equal(run(['--worker-threads=-1']).workerThreads, -1);
+  assert.equal(run(['--worker-threads=4']).workerThreads, 4);
 });
 
 test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
@@ -85,6 +89,11 @@ test('bad values are FlagErrors naming the flag and what is accepted', () => {
     ],
     [['--tls-processes=65'], /^invalid value "65" for flag --tls-processes: must be -1 /],
     [['--tls-processes=two'], /--tls-processes/],
+    [
+      ['--worker-threads=-3'],
+      /^invalid value "-3" for flag --worker-threads: must be -1 \(one per CPU beyond the first\), 0 \(all on the main thread\) or a count up to 64$/,
+    ],
+    [['--worker-threads=65'], /^invalid value "65" for flag --worker-threads: must be -1 /],
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
     [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
     [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],

@@ -11,7 +11,7 @@ import {
   MAX_FRAME_BYTES,
 } from '../../../../src/apiserver/front/frame.js';
 import type { PeerFacts } from '../../../../src/apiserver/front/peer.js';
-import { frontCount } from '../../../../src/apiserver/front/count.js';
+import { helperCount } from '../../../../src/apiserver/start/helper-count.js';
 
 const SECRET = 'a'.repeat(64);
 
@@ -97,10 +97,10 @@ test('a header with the wrong secret or a malformed field is refused with its re
 });
 
 test('--tls-processes: a count as given; -1 one per CPU beyond the first, at most 8', () => {
-  assert.equal(frontCount(0, 16), 0);
-  assert.equal(frontCount(3, 1), 3);
-  assert.equal(frontCount(-1, 1), 0);
-  assert.equal(frontCount(-1, 2), 1);
-  assert.equal(frontCount(-1, 4), 3);
-  assert.equal(frontCount(-1, 64), 8);
+  assert.equal(helperCount(0, 16), 0);
+  assert.equal(helperCount(3, 1), 3);
+  assert.equal(helperCount(-1, 1), 0);
+  assert.equal(helperCount(-1, 2), 1);
+  assert.equal(helperCount(-1, 4), 3);
+  assert.equal(helperCount(-1, 64), 8);
 });
