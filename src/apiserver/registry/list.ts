@@ -21,7 +21,7 @@ import { CompactedError, prefixEnd, StoreReadError, type RawRevision } from '../
 import type { Params } from '../params.js';
 import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
-import type { ServedTextMaker } from './served-cache.js';
+import type { Served, ServedFormat, ServedMaker } from './served-cache.js';
 import { parseResourceVersion } from './resource-version.js';
 import { stringRecordOf } from '../../common/util/json-shape.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
@@ -293,11 +293,11 @@ export async function listJson(
 ): Promise<string> {
   const matches = objectMatcher(def, o);
   const cache = registry.served;
-  const maker = registry.servedTexts;
+  const maker = registry.servedMaker;
   const prefill =
     maker === undefined || hasSelectors(o) || def.view !== undefined
       ? undefined
-      : (rows: readonly RawRevision[]) => prefillServed(registry, def, maker, rows);
+      : (rows: readonly RawRevision[]) => prefillServed(registry, def, maker, 'json', rows);
   const page = await runList(
     registry,
     def,
@@ -329,18 +329,23 @@ export async function listJson(
 const MIN_PREFILL = 16;
 
 /**
- * Puts the served text of a window's rows that the cache lacks into it, made by `maker` (the
- * worker threads); a row it cannot make (a value that does not decrypt or read back) is left to
- * the list's own decoding, which reports it.
+ * Puts the served text or message of a window's rows that the cache lacks into it, made by
+ * `maker` (the worker threads); a row it cannot make (a value that does not decrypt or read back,
+ * or does not fit its message) is left to the list's own decoding, which reports it.
  */
 async function prefillServed(
   registry: Registry,
   def: ResourceDef,
-  maker: ServedTextMaker,
+  maker: ServedMaker,
+  format: ServedFormat,
   window: readonly RawRevision[],
 ): Promise<void> {
   const cache = registry.served;
-  const misses = window.filter((r) => cache.json(def, r.key, r.rv, r.value.length) === undefined);
+  const cached = (r: RawRevision): Served | undefined =>
+    format === 'json'
+      ? cache.json(def, r.key, r.rv, r.value.length)
+      : cache.protobuf(def, r.key, r.rv, r.value.length);
+  const misses = window.filter((r) => cached(r) === undefined);
   if (misses.length < MIN_PREFILL) return;
   const plains = await Promise.allSettled(
     misses.map((r) => registry.store.plaintext(r.key, r.value)),
@@ -353,10 +358,10 @@ async function prefillServed(
     rows.push(row);
     sent.push({ plain: p.value, rv: row.rv });
   }
-  const texts = await maker(def.kind, apiVersionOf(def), sent);
+  const served = await maker(format, def.kind, apiVersionOf(def), sent);
   for (const [i, row] of rows.entries()) {
-    const text = texts[i];
-    if (text !== undefined) cache.set('json', def, row.key, row.rv, row.value.length, text);
+    const made = served[i];
+    if (made !== undefined) cache.set(format, def, row.key, row.rv, row.value.length, made);
   }
 }
 
@@ -375,13 +380,25 @@ export async function listProtobuf(
   if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind))
     return undefined;
   const matches = hasSelectors(o) ? objectMatcher(def, o) : undefined;
+  const maker = registry.servedMaker;
+  const prefill =
+    maker === undefined || matches !== undefined || def.view !== undefined
+      ? undefined
+      : (rows: readonly RawRevision[]) => prefillServed(registry, def, maker, 'protobuf', rows);
   let unfit = false;
-  const page = await runList(registry, def, namespace, o, async (row) => {
-    if (unfit) return undefined;
-    const m = await itemMessage(registry, def, row, matches);
-    if (m === 'unfit') unfit = true;
-    return typeof m === 'string' ? undefined : m;
-  });
+  const page = await runList(
+    registry,
+    def,
+    namespace,
+    o,
+    async (row) => {
+      if (unfit) return undefined;
+      const m = await itemMessage(registry, def, row, matches);
+      if (m === 'unfit') unfit = true;
+      return typeof m === 'string' ? undefined : m;
+    },
+    prefill,
+  );
   // set inside the row callback above
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   return unfit

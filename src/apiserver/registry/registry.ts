@@ -4,7 +4,7 @@
 // write sees the same defaulting, validation and admission.
 
 import { RemainingCounts } from './remaining-counts.js';
-import { ServedCache, type ServedTextMaker } from './served-cache.js';
+import { ServedCache, type ServedMaker } from './served-cache.js';
 import { storageKey, storagePrefix } from './keys.js';
 import type { Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -99,7 +99,7 @@ export interface RegistryOptions {
   readonly admission: readonly AdmissionPlugin[];
   readonly managedFields: ManagedFieldsUpdater;
   /** Where list items not yet served are serialised (--worker-threads); default: inline. */
-  readonly servedTexts?: ServedTextMaker | undefined;
+  readonly servedMaker?: ServedMaker | undefined;
 }
 
 /** The Status of a value that cannot be read back from storage. */
@@ -145,7 +145,7 @@ export class Registry {
   /** Served JSON and protobuf of stored revisions, shared by list pages (see served-cache.ts). */
   readonly served = new ServedCache();
   /** Where list items not yet in `served` are serialised, when not inline (RegistryOptions). */
-  readonly servedTexts: ServedTextMaker | undefined;
+  readonly servedMaker: ServedMaker | undefined;
   /** remainingItemCount of paged lists, remembered between pages (see remaining-counts.ts). */
   readonly remainingCounts = new RemainingCounts();
 
@@ -157,7 +157,7 @@ export class Registry {
     this.logger = opts.logger;
     this.admission = opts.admission;
     this.managedFields = opts.managedFields;
-    this.servedTexts = opts.servedTexts;
+    this.servedMaker = opts.servedMaker;
     this.namespaces = new LiveNamespaces(opts.store);
   }
 

@@ -15,15 +15,17 @@ const MAX_SIZE = 48 * 1024 * 1024;
 export type ServedFormat = 'json' | 'protobuf';
 
 /**
- * Makes the served JSON text of stored values from their plaintexts, somewhere other than the
- * request's thread (--worker-threads: workers/served-job.ts); undefined for a row it could not.
+ * Makes the served JSON text or protobuf message of stored values from their plaintexts,
+ * somewhere other than the request's thread (--worker-threads: workers/served-job.ts); undefined
+ * for a row it could not.
  */
-export type ServedTextMaker = (
+export type ServedMaker = (
+  format: ServedFormat,
   objectKind: string,
   apiVersion: string,
   rows: readonly { readonly plain: Uint8Array; readonly rv: number }[],
-) => Promise<(string | undefined)[]>;
-type Served = string | Uint8Array;
+) => Promise<(Served | undefined)[]>;
+export type Served = string | Uint8Array;
 
 const sizeOf = (v: Served): number => Math.max(1, typeof v === 'string' ? v.length : v.byteLength);
 

@@ -50,7 +50,8 @@ import { helperCount } from './helper-count.js';
 import { ThreadPool } from '../workers/thread-pool.js';
 import { decodeOnPool } from '../workers/decode-job.js';
 import { pooledProvider } from '../workers/cipher-job.js';
-import { servedTextsOnPool } from '../workers/served-job.js';
+import { servedOnPool } from '../workers/served-job.js';
+import { frameOnPool } from '../workers/frame-job.js';
 import type { BodyDecoder } from '../handlers/decode-object.js';
 import type { LocalProviderFactory } from '../encryption/registry.js';
 import type { Logger } from '../../common/log/types.js';
@@ -187,10 +188,10 @@ function registryOf(
       rbac.escalationCheck(plugins.chain),
     ],
     managedFields: trackedManagedFields(),
-    servedTexts:
+    servedMaker:
       threads === undefined
         ? undefined
-        : (kind, apiVersion, rows) => servedTextsOnPool(threads, kind, apiVersion, rows),
+        : (format, kind, apiVersion, rows) => servedOnPool(threads, format, kind, apiVersion, rows),
   });
   // A view shares its storage resource's keys: their namespace clean-up runs once.
   registry.namespacedPrefixes = all
@@ -241,7 +242,7 @@ function handlerContext(
   registry: Registry,
   authorizer: AuthorizerChain,
   actions: SubresourceActions,
-  bodyDecoder: BodyDecoder | undefined,
+  threads: ThreadPool | undefined,
 ): ResourceHandlerContext {
   const { flags, names, clock, logger } = c;
   const platformDomain = names.groupDomain;
@@ -250,7 +251,7 @@ function handlerContext(
     actions,
     platformDomain,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    bodyDecoder,
+    bodyDecoder: threads === undefined ? undefined : decoderOn(threads),
     shardingEnabled: flags.featureGates['ShardedListAndWatch'] === true,
     authorizer,
     clock,
@@ -261,6 +262,10 @@ function handlerContext(
       maxQueue: Math.max(1000, flags.defaultWatchCacheSize * 100),
       logger,
       clock,
+      frameMaker:
+        threads === undefined
+          ? undefined
+          : (type, obj, kind, apiVersion) => frameOnPool(threads, type, obj, kind, apiVersion),
     },
   };
 }
@@ -358,7 +363,7 @@ function apiServerOf(
     clientCaPems: string[];
     all: readonly ResourceDef[];
     proxy: SubresourceProxy;
-    bodyDecoder: BodyDecoder | undefined;
+    threads: ThreadPool | undefined;
   },
 ): ApiServer {
   const { flags, names, logger } = c;
@@ -381,7 +386,7 @@ function apiServerOf(
       p.registry,
       p.authorizer,
       p.pods.actionsOver(p.registry),
-      p.bodyDecoder,
+      p.threads,
     ),
     openapi: p.openapi,
     discovery: discoveryOf(names, p.defs, p.rbac),
@@ -389,7 +394,7 @@ function apiServerOf(
     protobufResponses: new ProtobufResponses({ logger }),
     tracer: p.plugins.tracer,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    bodyDecoder: p.bodyDecoder,
+    bodyDecoder: p.threads === undefined ? undefined : decoderOn(p.threads),
     apiAudiences: p.pods.apiAudiences,
     logger,
   });
@@ -432,6 +437,11 @@ async function closeBuilt(
   await plugins?.close();
   closeEncryption();
   await threads?.stop();
+}
+
+/** Request bodies decoded on the worker threads. */
+function decoderOn(threads: ThreadPool): BodyDecoder {
+  return (o) => decodeOnPool(threads, o);
 }
 
 /** The worker threads and the store over them; the threads end when the store cannot be made. */
@@ -484,7 +494,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
       rbac,
       proxy,
       plugins,
-      bodyDecoder: threads === undefined ? undefined : (o) => decodeOnPool(threads, o),
+      threads,
     });
     return {
       config: c,

@@ -10,6 +10,14 @@ import { servedShape, type Obj, type ResourceDef } from '../registry/types.js';
 import { eventFor, type EventType } from './events.js';
 import type { WatchItem, WatchQueue } from './queue.js';
 
+/** Makes a change's protobuf frame elsewhere; undefined when it could not (then made here). */
+export type FrameMaker = (
+  type: EventType,
+  object: Obj,
+  objectKind: string,
+  apiVersion: string,
+) => Promise<Buffer | undefined>;
+
 /** What serving one watch stream's items needs. */
 export interface WatchRun {
   readonly registry: Registry;
@@ -24,8 +32,13 @@ export interface WatchRun {
   /** Frames are protobuf (no render). */
   readonly protobuf: boolean;
   readonly frame: (type: EventType, object: Obj | StatusBody) => string | Buffer;
-  /** Serialized frames per change, shared by all watchers of the same content type. */
-  readonly cache: WeakMap<Change, Buffer>;
+  /**
+   * Serialized frames per change, shared by all watchers of the same content type (a promise
+   * while a worker thread makes it: every watcher waits for the same one).
+   */
+  readonly cache: WeakMap<Change, Buffer | Promise<Buffer>>;
+  /** Protobuf streams with --worker-threads: a change's frame made on a thread. */
+  readonly frameElsewhere: FrameMaker | undefined;
   readonly queue: WatchQueue;
   /** Writes a frame unless the stream has closed, waiting for the socket to drain. */
   readonly write: (chunk: string | Buffer) => Promise<void>;
@@ -64,12 +77,23 @@ async function serveChange(run: WatchRun, c: Change): Promise<void> {
   if (run.render === undefined && run.def.view === undefined && (!run.filtered || ev.cacheable)) {
     let bytes = run.cache.get(c);
     if (bytes === undefined) {
-      const f = run.frame(ev.type, ev.object);
-      bytes = typeof f === 'string' ? Buffer.from(f, 'utf8') : f;
+      bytes = sharedFrame(run, ev.type, ev.object);
       run.cache.set(c, bytes);
     }
-    await run.write(bytes);
+    await run.write(bytes instanceof Buffer ? bytes : await bytes);
   } else await run.write(run.frame(ev.type, rendered(run, ev.object)));
+}
+
+/** A change's frame for every watcher: made here, or on a worker thread (here if it cannot). */
+function sharedFrame(run: WatchRun, type: EventType, object: Obj): Buffer | Promise<Buffer> {
+  const here = (): Buffer => {
+    const f = run.frame(type, object);
+    return typeof f === 'string' ? Buffer.from(f, 'utf8') : f;
+  };
+  const elsewhere = run.frameElsewhere;
+  if (elsewhere === undefined) return here();
+  // The object is read now, before any later change could touch it.
+  return elsewhere(type, object, run.def.kind, run.apiVersion).then((b) => b ?? here());
 }
 
 async function serveRow(run: WatchRun, item: Extract<WatchItem, { kind: 'raw' }>): Promise<void> {

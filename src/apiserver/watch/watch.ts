@@ -18,7 +18,7 @@ import { apiVersionOf, type Obj, type ResourceDef } from '../registry/types.js';
 import { encodeWatchFrame } from '../../common/protobuf/codec.js';
 import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { EventType } from './events.js';
-import { serveItem, type WatchRun } from './items.js';
+import { serveItem, type FrameMaker, type WatchRun } from './items.js';
 import { WatchQueue } from './queue.js';
 import { watchStart, type WatchStart } from './start.js';
 import { armWatchTimers } from './timers.js';
@@ -37,14 +37,19 @@ export interface WatchSettings {
   readonly logger: Logger;
   /** Drives the request timeout and the bookmark ticks. */
   readonly clock: Clock;
+  /**
+   * Encodes a live change's protobuf frame elsewhere (--worker-threads: workers/frame-job.ts);
+   * undefined from it, or no maker, encodes it here.
+   */
+  readonly frameMaker?: FrameMaker | undefined;
 }
 
 /**
  * Serialized lines (and protobuf frames) shared by all watchers without selector-driven rewrites:
  * one serialization and one UTF-8 encoding per change and content type, however many watch it.
  */
-const lineCache = new WeakMap<Change, Buffer>();
-const frameCache = new WeakMap<Change, Buffer>();
+const lineCache = new WeakMap<Change, Buffer | Promise<Buffer>>();
+const frameCache = new WeakMap<Change, Buffer | Promise<Buffer>>();
 
 /** A protobuf watch frame of an event (the object's own kind and apiVersion name its message). */
 export function watchFrame(type: EventType, object: Obj | StatusBody): Buffer {
@@ -97,6 +102,7 @@ export async function serveWatch(
     protobuf: proto,
     frame,
     cache: proto ? frameCache : lineCache,
+    frameElsewhere: proto ? s.frameMaker : undefined,
     queue,
     write,
     timedOut,

@@ -21,15 +21,28 @@ export interface CipherJob {
   readonly context: string;
 }
 
-/** Stored values' plaintexts to serve as JSON text: a list page's items not yet served before. */
+/**
+ * Stored values' plaintexts to serve as JSON text or protobuf message bytes: a list page's items
+ * not yet served before.
+ */
 export interface ServedJob {
   readonly kind: 'served';
+  readonly format: 'json' | 'protobuf';
   readonly objectKind: string;
   readonly apiVersion: string;
   readonly rows: readonly { readonly plain: Uint8Array; readonly rv: number }[];
 }
 
-export type Job = DecodeJob | CipherJob | ServedJob;
+/** A live change's protobuf watch frame, from its object as JSON text. */
+export interface FrameJob {
+  readonly kind: 'frame';
+  readonly type: string;
+  readonly object: string;
+  readonly objectKind: string;
+  readonly apiVersion: string;
+}
+
+export type Job = DecodeJob | CipherJob | ServedJob | FrameJob;
 
 /** A local encryption key, by number: jobs name it so key material crosses once per thread. */
 export interface KeySetup {
@@ -66,8 +79,11 @@ export interface DecodeFailure {
 export type JobResult =
   | { readonly ok: true; readonly decoded: DecodedReply }
   | { readonly ok: true; readonly bytes: Uint8Array }
-  /** Each row's served text, in order; null for a value that is not a stored object. */
-  | { readonly ok: true; readonly texts: (string | null)[] }
+  /**
+   * Each row's served text or message, in order; null for a value that is not a stored object,
+   * or that does not fit its protobuf message.
+   */
+  | { readonly ok: true; readonly served: (string | Uint8Array | null)[] }
   | { readonly ok: false; readonly decodeError: DecodeFailure }
   | { readonly ok: false; readonly error: string };
 

@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { runDecodeJob } from './decode-job.js';
 import { ThreadKeys } from './cipher-job.js';
 import { runServedJob } from './served-job.js';
+import { runFrameJob } from './frame-job.js';
 import type { JobMessage, JobResult, ReplyMessage, Setup } from './messages.js';
 
 const keys = new ThreadKeys();
@@ -13,6 +14,7 @@ async function answer(m: JobMessage): Promise<JobResult> {
   const job = m.job;
   if (job.kind === 'decode') return runDecodeJob(job);
   if (job.kind === 'served') return runServedJob(job);
+  if (job.kind === 'frame') return runFrameJob(job);
   return keys.run(job);
 }
 

@@ -14,8 +14,12 @@ import {
   type ApiResponse,
   type StartedApiServer,
 } from '../../helpers/apiserver.js';
+import { request } from 'undici';
+import { decodeEnvelope, decodeWatchEvent } from '../../../src/common/protobuf/codec.js';
 import { encryptionFile, key, MARK, rawValues } from './config/encryption-fixtures.js';
 
+// Nothing writes a pod's status between the reads compared here.
+const NO_SCHEDULER = '--controllers=*,-scheduler';
 let threads: StartedApiServer;
 let plain: StartedApiServer;
 let dir: string;
@@ -30,11 +34,11 @@ before(async () => {
   ]);
   [threads, plain] = await Promise.all([
     startApiServer({
-      args: ['--worker-threads=2', `--encryption-provider-config=${enc}`],
+      args: ['--worker-threads=2', `--encryption-provider-config=${enc}`, NO_SCHEDULER],
       dataDir: join(dir, 'data'),
       suiteArgs: false,
     }),
-    startApiServer({ args: ['--worker-threads=0'], suiteArgs: false }),
+    startApiServer({ args: ['--worker-threads=0', NO_SCHEDULER], suiteArgs: false }),
   ]);
 });
 after(async () => {
@@ -129,6 +133,53 @@ test('Secrets encrypted on worker threads: nothing readable at rest, every one r
   const stored = rawValues(join(dir, 'data'));
   assert.ok(!stored.some((v) => v.includes(MARK)), 'a Secret is readable at rest');
   assert.equal(stored.filter((v) => v.startsWith('plat:enc:secretbox:v1:k1:')).length, 100);
+});
+
+const PB = 'application/vnd.kubernetes.protobuf';
+
+test('lists and watches in protobuf made on the threads carry what the JSON answers carry', async () => {
+  const pods = '/api/v1/namespaces/default/pods';
+  const podBody = (name: string): unknown => ({
+    metadata: { name, labels: { app: 'pb' } },
+    spec: { containers: [{ name: 'c', image: 'busybox', ports: [{ containerPort: 80 }] }] },
+  });
+  for (let i = 0; i < 40; i++)
+    assert.equal((await threads.request('POST', pods, { body: podBody(`p${i}`) })).status, 201);
+  const json = await threads.request('GET', pods);
+  const list = await request(`${threads.url}${pods}`, {
+    headers: { accept: PB },
+    dispatcher: threads.adminAgent,
+  });
+  assert.equal(list.headers['content-type'], PB);
+  const fromPb = decodeEnvelope(Buffer.from(await list.body.arrayBuffer())).object;
+  // A list's items carry no kind and apiVersion in protobuf; fields come in the message's order.
+  const untyped = (items: unknown): unknown[] =>
+    (items as Record<string, unknown>[]).map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  assert.deepEqual(untyped(fromPb['items']), untyped(json.json?.['items']));
+  // A live change's frame, made on a thread, decodes to the object the JSON watch serves.
+  const rv = String((json.json?.['metadata'] as Record<string, unknown>)['resourceVersion']);
+  const ac = new AbortController();
+  const res = await request(`${threads.url}${pods}?watch=true&resourceVersion=${rv}`, {
+    headers: { accept: PB },
+    dispatcher: threads.adminAgent,
+    signal: ac.signal,
+  });
+  const jsonWatch = await threads.watch(`${pods}?watch=true&resourceVersion=${rv}`);
+  try {
+    assert.equal((await threads.request('POST', pods, { body: podBody('live') })).status, 201);
+    let buf = Buffer.alloc(0);
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      buf = Buffer.concat([buf, chunk]);
+      if (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) break;
+    }
+    const frame = decodeWatchEvent(buf.subarray(4, 4 + buf.readUInt32BE(0)));
+    const seenJson = await jsonWatch.next();
+    assert.equal(frame.type, 'ADDED');
+    assert.deepEqual(frame.object, seenJson.object);
+  } finally {
+    ac.abort();
+    jsonWatch.close();
+  }
 });
 
 test('--worker-threads=-1: one thread per CPU beyond the first, said at start', async () => {

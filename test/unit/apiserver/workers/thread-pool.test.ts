@@ -14,9 +14,11 @@ import { decodeBody, DecodeError, type DecodeOptions } from '../../../../src/api
 import { ThreadPool, WorkerGoneError } from '../../../../src/apiserver/workers/thread-pool.js';
 import { decodeOnPool } from '../../../../src/apiserver/workers/decode-job.js';
 import { localProvider, pooledProvider } from '../../../../src/apiserver/workers/cipher-job.js';
-import { servedTextsOnPool } from '../../../../src/apiserver/workers/served-job.js';
+import { servedOnPool } from '../../../../src/apiserver/workers/served-job.js';
 import { storedObjectOf } from '../../../../src/apiserver/storage/stored-object.js';
 import { withServedKind } from '../../../../src/apiserver/registry/types.js';
+import { encodeMessage, encodeWatchFrame } from '../../../../src/common/protobuf/codec.js';
+import { frameOnPool } from '../../../../src/apiserver/workers/frame-job.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
@@ -125,7 +127,7 @@ test('a value encrypted on a thread opens on the main thread, and the other way 
   }
 });
 
-test('list items served as text on threads: what the main thread serves, and none for a value that does not read back', async () => {
+test('list items served on threads, as JSON text or protobuf: what the main thread serves, and none for a value that does not read back', async () => {
   const stored = [
     '{"metadata":{"name":"a","namespace":"n"},"data":{"k":"v"}}',
     '{"kind":"Old","apiVersion":"v0","metadata":{"name":"b","resourceVersion":"9"}}',
@@ -146,11 +148,54 @@ test('list items served as text on threads: what the main thread serves, and non
     here.slice(0, 3).map((t) => t === undefined),
     [false, false, false],
   );
-  assert.deepEqual(await servedTextsOnPool(pool, 'ConfigMap', 'v1', rows), here);
+  assert.deepEqual(await servedOnPool(pool, 'json', 'ConfigMap', 'v1', rows), here);
+  // The same rows as protobuf messages: the main thread's encoding, byte for byte.
+  const messages = here.map((t) =>
+    t === undefined
+      ? undefined
+      : encodeMessage(JSON.parse(t) as Record<string, unknown>, 'v1', 'ConfigMap'),
+  );
+  const onThreads = await servedOnPool(pool, 'protobuf', 'ConfigMap', 'v1', rows);
+  assert.deepEqual(
+    onThreads.map((m) => (m === undefined ? undefined : Buffer.from(m as Uint8Array))),
+    messages.map((m) => (m === undefined ? undefined : Buffer.from(m))),
+  );
+  // A value that does not fit its message (a string where the message has a map) comes back none.
+  const unfit = await servedOnPool(pool, 'protobuf', 'ConfigMap', 'v1', [
+    { plain: Buffer.from('{"metadata":{"name":"u"},"data":"text"}'), rv: 1 },
+  ]);
+  assert.deepEqual(unfit, [undefined]);
   assert.equal(
     here[1],
     '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","resourceVersion":"101"}}',
   );
+});
+
+test("a live change's protobuf watch frame made on a thread: the main thread's bytes", async () => {
+  const objects = [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', resourceVersion: '5' },
+      data: { k: 'v' },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'n', labels: { a: 'b' }, resourceVersion: '6' },
+      spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] },
+      status: { phase: 'Pending' },
+    },
+  ];
+  for (const o of objects) {
+    for (const type of ['ADDED', 'MODIFIED', 'DELETED'] as const) {
+      const there = await frameOnPool(pool, type, o, o.kind, o.apiVersion);
+      assert.deepEqual(there, encodeWatchFrame(type, o, o.apiVersion, o.kind));
+    }
+  }
+  // An object its message cannot carry: none from the thread, so the watch encodes it itself.
+  const unfit = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'u' }, data: 'text' };
+  assert.equal(await frameOnPool(pool, 'ADDED', unfit, 'ConfigMap', 'v1'), undefined);
 });
 
 test('a thread that dies mid-job: logged, replaced after its back-off, its jobs run on the main thread', async (t) => {
