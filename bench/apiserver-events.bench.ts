@@ -14,7 +14,9 @@ import {
   runRounds,
   type Figure,
   type Session,
+  startedServerPid,
 } from './apiserver-harness.js';
+import { mainThreadCpuSeconds } from './proc-usage.js';
 
 const N = positiveInt('BENCH_EVENTS', process.env['BENCH_EVENTS'] ?? '3000');
 const CONCURRENCY = 16;
@@ -51,6 +53,8 @@ async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]
 
 async function measure(s: Session): Promise<Figure[]> {
   const raw = rawInsertsPerSec(s.namespace);
+  const pid = startedServerPid(s);
+  const main0 = pid === undefined ? 0 : mainThreadCpuSeconds(pid);
   const t1 = performance.now();
   const creates = concurrently(N, CONCURRENCY, async (i) => {
     const r = await s.call(
@@ -62,6 +66,7 @@ async function measure(s: Session): Promise<Figure[]> {
   });
   const [reads] = await Promise.all([readsDuring(s, creates), creates]);
   const perSec = N / ((performance.now() - t1) / 1000);
+  const mainUs = pid === undefined ? 0 : ((mainThreadCpuSeconds(pid) - main0) * 1e6) / N;
   const [p50, p99] = [percentile(reads, 0.5), percentile(reads, 0.99)];
   return [
     {
@@ -69,6 +74,12 @@ async function measure(s: Session): Promise<Figure[]> {
       value: perSec,
       unit: '/s',
       text: `Event create throughput (n=${N}, ${CONCURRENCY} concurrent): ${perSec.toFixed(0)} events/s`,
+    },
+    {
+      name: 'first thread CPU us per create',
+      value: mainUs,
+      unit: 'us',
+      text: `  the server's first thread (plat-apiserver's event loop): ${mainUs.toFixed(0)} us of CPU per create, the reads included`,
     },
     {
       name: 'raw inserts/s',

@@ -282,6 +282,14 @@ export function positiveInt(name: string, text: string): number {
   return n;
 }
 
+/**
+ * The pid of a plat-apiserver this run started (whose first thread is its event loop); undefined
+ * for an external server, whose threads mean something else.
+ */
+export function startedServerPid(s: Session): number | undefined {
+  return s.reached.adminPlatconfig === undefined ? undefined : s.reached.pids[0];
+}
+
 export function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;

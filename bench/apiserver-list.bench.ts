@@ -15,6 +15,7 @@ import {
   runRounds,
   type Figure,
   type Session,
+  startedServerPid,
 } from './apiserver-harness.js';
 import { mainThreadCpuSeconds } from './proc-usage.js';
 
@@ -55,7 +56,7 @@ async function measure(s: Session): Promise<Figure[]> {
   const pageTimes: number[] = [];
   const pages = Math.ceil(TOTAL / PAGE);
   const health: number[] = [];
-  const pid = s.reached.pids[0];
+  const pid = startedServerPid(s);
   let firstMainMs = 0;
   for (let r = 0; r < ROUNDS; r++) {
     const before = pid === undefined || r > 0 ? 0 : mainThreadCpuSeconds(pid);

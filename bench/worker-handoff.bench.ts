@@ -9,12 +9,15 @@
 // - the round trip through a real worker thread: latency, and the main thread's busy time per
 //   body (event loop utilisation), with one body in flight and with 16.
 // A ratio above 1 for the main thread's time means the hand-off takes more of it than it frees.
+// It also measures what serialising a watch event's object costs: as JSON, posted to a thread,
+// and as a protobuf message.
 
 import { deserialize, serialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { event, ms, percentile } from './apiserver-harness.js';
 import { nodeObject, podObject } from './node-sim-objects.js';
+import { encodeMessage } from '../src/common/protobuf/codec.js';
 
 const N = 20_000;
 
@@ -94,6 +97,30 @@ async function measure(name: string, body: unknown, w: Worker): Promise<void> {
     );
   }
 }
+
+/**
+ * What serialising a watch event's object costs the main thread each way: JSON.stringify (a JSON
+ * watch line), posting the object to a thread (v8.serialize, what postMessage does), and the
+ * protobuf message (a protobuf watch frame), which --worker-threads makes on a thread from the
+ * object's JSON text.
+ */
+function serialisations(name: string, obj: Record<string, unknown>): void {
+  const apiVersion = String(obj['apiVersion'] ?? 'v1');
+  const kind = String(obj['kind']);
+  const json = bestPerCall(5, N, () => JSON.stringify(obj));
+  const posted = bestPerCall(5, N, () => serialize(obj));
+  const proto = bestPerCall(5, N, () => encodeMessage(obj, apiVersion, kind));
+  const us = (x: number): string => `${(x * 1000).toFixed(1)} us`;
+  console.log(
+    `  ${name}: JSON.stringify ${us(json)}; posting the object ${us(posted)} ` +
+      `(${(posted / json).toFixed(2)}x); the protobuf message ${us(proto)} (${(proto / json).toFixed(2)}x)`,
+  );
+}
+
+console.log('[worker-handoff] serialising a watch event: JSON, posting the object, protobuf');
+serialisations('Event', event('e1', 'bench'));
+serialisations('Node', nodeObject('node-1', 1, 'run', Date.now()));
+serialisations('Pod', podObject('pod-1', 'bench', 'run', ['sleep', '3600'], 'node-1'));
 
 const w = new Worker(WORKER_SOURCE, { eval: true });
 try {

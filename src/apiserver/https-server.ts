@@ -33,6 +33,23 @@ export interface HttpsServerOptions {
 /** The request line and headers of one request, at most (larger: 431). */
 export const MAX_HEADER_BYTES = 1 << 20;
 
+const readInJs = new WeakSet<object>();
+const ignoreData = (): void => undefined;
+
+/**
+ * Makes the HTTP parser read a TLS connection through its `data` events (Node stops feeding the
+ * parser straight from the TLS stream once a `data` listener is added). Fed straight, a request
+ * that arrives while the answer before it is still being flushed has Node pause the parser, but
+ * the TLS stream goes on handing it the bytes it has already decrypted: the parser fails with
+ * HPE_PAUSED and a valid request is refused 400 (seen with 256 KiB bodies on kept-alive
+ * connections while other requests held the event loop). Paused `data` events wait instead.
+ */
+function readInJavaScript(req: IncomingMessage): void {
+  if (readInJs.has(req.socket)) return;
+  readInJs.add(req.socket);
+  req.socket.on('data', ignoreData);
+}
+
 export function createHttpsServer(o: HttpsServerOptions): Server {
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     o.handle(req, res).catch((err: unknown) => {
@@ -49,6 +66,8 @@ export function createHttpsServer(o: HttpsServerOptions): Server {
       ? createPlainServer(http, onRequest)
       : createTlsServer({ ...secureServerOptions(o.tls), ...http }, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // The upgrade's handler reads the socket as it wishes (see readInJavaScript).
+    socket.off('data', ignoreData);
     const res = responseOnUpgrade(req, socket);
     o.handle(req, res, { socket, head }).catch((err: unknown) => {
       o.logger.error({ err }, 'upgrade handling failed');
@@ -56,6 +75,7 @@ export function createHttpsServer(o: HttpsServerOptions): Server {
     });
   });
   answerClientErrors(server);
+  if (o.tls !== undefined) server.on('request', readInJavaScript);
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
