@@ -99,6 +99,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'a benchmark of three alternating rounds (its figures are on the page); --tls-processes is tested in test/integration/apiserver/tls-fronts.test.ts',
     ],
     [
+      'BENCH_DATA_DIR=1 BENCH_BUILD_ARGS=--worker-threads=1 BENCH_COMPARE_ARGS=--worker-threads=0 BENCH_COMPARE_BIN=$PWD/bin/plat-apiserver node dist/bench/apiserver-list.bench.js',
+      'a benchmark of three alternating rounds (its figures are on the page); --worker-threads is tested in test/integration/apiserver/worker-threads.test.ts',
+    ],
+    [
       "BENCH_SLOW_FSYNC_MS=5 BENCH_ROUNDS=4 BENCH_EVENTS=2000 BENCH_DATA_DIR=1 BENCH_COMPARE_BIN=<main's build>/bin/plat-apiserver node dist/bench/apiserver-events.bench.js",
       "needs another build of the program to compare with (its path is the user's), never in CI",
     ],
