@@ -21,6 +21,7 @@ import {
   runRounds,
   type Figure,
   type Session,
+  readsDuring,
   startedServerPid,
 } from './apiserver-harness.js';
 import { mainThreadCpuSeconds } from './proc-usage.js';
@@ -44,21 +45,6 @@ function secret(name: string, ns: string): unknown {
     metadata: { name, namespace: ns },
     data: { v: SECRET_VALUE },
   };
-}
-
-/** GETs of the namespace, one at a time, until `done` settles; their latencies in ms. */
-async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]> {
-  let over = false;
-  const stop = (): void => void (over = true);
-  void done.then(stop, stop);
-  const took: number[] = [];
-  while (!over) {
-    const t = performance.now();
-    const r = await s.call('GET', `/api/v1/namespaces/${s.namespace}`);
-    if (r.status !== 200) throw new Error(`read: ${r.status} ${r.text.slice(0, 300)}`);
-    took.push(performance.now() - t);
-  }
-  return took;
 }
 
 async function creates(

@@ -14,6 +14,7 @@ import {
   runRounds,
   type Figure,
   type Session,
+  readsDuring,
   startedServerPid,
 } from './apiserver-harness.js';
 import { mainThreadCpuSeconds } from './proc-usage.js';
@@ -33,22 +34,6 @@ function rawInsertsPerSec(ns: string): number {
   const perSec = N / ((performance.now() - t0) / 1000);
   db.close();
   return perSec;
-}
-
-/** GETs of the namespace, one at a time, until `done` settles; their latencies in ms. */
-async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]> {
-  let over = false;
-  const stop = (): void => void (over = true);
-  // Its failure is the creates' own, reported where they are awaited.
-  void done.then(stop, stop);
-  const took: number[] = [];
-  while (!over) {
-    const t = performance.now();
-    const r = await s.call('GET', `/api/v1/namespaces/${s.namespace}`);
-    if (r.status !== 200) throw new Error(`read: ${r.status} ${r.text.slice(0, 300)}`);
-    took.push(performance.now() - t);
-  }
-  return took;
 }
 
 async function measure(s: Session): Promise<Figure[]> {

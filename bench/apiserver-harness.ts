@@ -282,6 +282,22 @@ export function positiveInt(name: string, text: string): number {
   return n;
 }
 
+/** GETs of the namespace, one at a time, until `done` settles; their latencies in ms. */
+export async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]> {
+  let over = false;
+  const stop = (): void => void (over = true);
+  // Its failure is the creates' own, reported where they are awaited.
+  void done.then(stop, stop);
+  const took: number[] = [];
+  while (!over) {
+    const t = performance.now();
+    const r = await s.call('GET', `/api/v1/namespaces/${s.namespace}`);
+    if (r.status !== 200) throw new Error(`read: ${r.status} ${r.text.slice(0, 300)}`);
+    took.push(performance.now() - t);
+  }
+  return took;
+}
+
 /**
  * The pid of a plat-apiserver this run started (whose first thread is its event loop); undefined
  * for an external server, whose threads mean something else.

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { podBody } from '../helpers/apiserver-fixtures.js';
 import { fuzzParams } from '../helpers/fuzz-runs.js';
+import { nestedBody, structuralBody } from '../helpers/fuzz-bodies.js';
 
 const pods = '/api/v1/namespaces/default/pods';
 let api: StartedApiServer;
@@ -24,35 +25,6 @@ after(async () => {
   await api?.stop();
 });
 
-const nesting = fc
-  .tuple(
-    fc.constantFrom('[', '{"a":', '- ', '{a: ', '? ', '[{"b":'),
-    fc.integer({ min: 1, max: 12_000 }),
-    fc.constantFrom('', '1', ']', '}'),
-  )
-  .map(([open, n, tail]) => open.repeat(n) + tail);
-const structural = fc.string({
-  unit: fc.constantFrom(
-    '[',
-    ']',
-    '{',
-    '}',
-    ',',
-    ':',
-    '"',
-    '-',
-    ' ',
-    '\n',
-    '&a ',
-    '*a',
-    'a',
-    '1',
-    '|',
-    '---\n',
-    '  ',
-  ),
-  maxLength: 300,
-});
 const podish = fc
   .record({
     name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
@@ -90,8 +62,8 @@ const jsonPatch = fc
   )
   .map((ops) => JSON.stringify(ops));
 const bodyText = fc.oneof(
-  nesting,
-  structural,
+  nestedBody,
+  structuralBody,
   podish,
   jsonPatch,
   fc.string({ maxLength: 200 }),

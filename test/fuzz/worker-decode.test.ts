@@ -12,6 +12,7 @@ import { ThreadPool } from '../../src/apiserver/workers/thread-pool.js';
 import { decodeOnPool } from '../../src/apiserver/workers/decode-job.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { fuzzParams } from '../helpers/fuzz-runs.js';
+import { nestedBody, structuralBody } from '../helpers/fuzz-bodies.js';
 
 const ENTRY = fileURLToPath(new URL('../../src/apiserver/workers/thread-main.js', import.meta.url));
 const pool = new ThreadPool({ count: 2, entry: ENTRY, logger: recordingLogger() });
@@ -31,34 +32,6 @@ function settled(f: () => unknown): unknown {
   }
 }
 
-const nesting = fc
-  .tuple(
-    fc.constantFrom('[', '{"a":', '- ', '{a: ', '[{"b":'),
-    fc.integer({ min: 1, max: 12_000 }),
-    fc.constantFrom('', '1', ']', '}'),
-  )
-  .map(([open, n, tail]) => open.repeat(n) + tail);
-const structural = fc.string({
-  unit: fc.constantFrom(
-    '[',
-    ']',
-    '{',
-    '}',
-    ',',
-    ':',
-    '"',
-    '-',
-    ' ',
-    '\n',
-    '&a ',
-    '*a',
-    'a',
-    '1',
-    '|',
-    '---\n',
-  ),
-  maxLength: 300,
-});
 const podish = fc
   .record({
     name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
@@ -74,8 +47,8 @@ const podish = fc
     }),
   );
 const body = fc.oneof(
-  nesting,
-  structural,
+  nestedBody,
+  structuralBody,
   podish,
   fc.string({ maxLength: 200 }),
   fc.json({ maxDepth: 8 }),

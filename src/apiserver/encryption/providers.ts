@@ -100,6 +100,19 @@ export function secretboxProvider(keyName: string, key: Uint8Array): EncryptionP
   };
 }
 
+export type LocalProviderKind = 'aesgcm' | 'aescbc' | 'secretbox';
+
+/** The provider of one local key of the kind (made wherever it is called: a thread of its own). */
+export function localProvider(
+  kind: LocalProviderKind,
+  name: string,
+  key: Uint8Array,
+): EncryptionProvider {
+  if (kind === 'aesgcm') return aesGcmProvider(name, key);
+  if (kind === 'aescbc') return aesCbcProvider(name, key);
+  return secretboxProvider(name, key);
+}
+
 /** No encryption: writes the plaintext, reads anything that carries no known prefix. */
 export function identityProvider(): EncryptionProvider {
   return {

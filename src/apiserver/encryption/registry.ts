@@ -16,11 +16,10 @@ import { KmsClient } from './kms/client.js';
 import { KmsEnvelopeProvider } from './kms/envelope.js';
 import { PrefixTransformer } from './prefix-transformer.js';
 import {
-  aesCbcProvider,
-  aesGcmProvider,
   identityProvider,
-  secretboxProvider,
+  localProvider,
   type EncryptionProvider,
+  type LocalProviderKind,
 } from './providers.js';
 
 interface Rule {
@@ -33,16 +32,10 @@ const IDENTITY = new PrefixTransformer({ providers: [identityProvider()] });
 
 /** Makes the provider of one local key (aesgcm, aescbc, secretbox): on this thread, or elsewhere. */
 export type LocalProviderFactory = (
-  kind: 'aesgcm' | 'aescbc' | 'secretbox',
+  kind: LocalProviderKind,
   name: string,
   key: Buffer,
 ) => EncryptionProvider;
-
-const ON_THIS_THREAD: LocalProviderFactory = (kind, name, key) => {
-  if (kind === 'aesgcm') return aesGcmProvider(name, key);
-  if (kind === 'aescbc') return aesCbcProvider(name, key);
-  return secretboxProvider(name, key);
-};
 
 export interface EncryptionRegistryOptions {
   readonly config: EncryptionConfiguration;
@@ -108,7 +101,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     opts: EncryptionRegistryOptions,
     where: string,
   ): EncryptionProvider[] {
-    const make = opts.localProviders ?? ON_THIS_THREAD;
+    const make = opts.localProviders ?? localProvider;
     const keyed = (kind: 'aesgcm' | 'aescbc' | 'secretbox'): EncryptionProvider[] =>
       (p[kind]?.keys ?? []).map((k, j) => {
         const raw = decodeKey(k.secret);

@@ -3,27 +3,13 @@
 // names the number. When no thread runs, or the thread dies mid-job, the same provider made on
 // the main thread does the work, so a value is never refused for want of a thread.
 
-import { aesCbcProvider, aesGcmProvider, secretboxProvider } from '../encryption/providers.js';
-import type { EncryptionProvider } from '../encryption/providers.js';
+import {
+  localProvider,
+  type EncryptionProvider,
+  type LocalProviderKind,
+} from '../encryption/providers.js';
 import type { CipherJob, JobResult, KeySetup } from './messages.js';
 import { WorkerGoneError, type ThreadPool } from './thread-pool.js';
-
-export type LocalProviderKind = KeySetup['provider'];
-
-const MAKERS: Record<LocalProviderKind, (name: string, key: Uint8Array) => EncryptionProvider> = {
-  aesgcm: aesGcmProvider,
-  aescbc: aesCbcProvider,
-  secretbox: secretboxProvider,
-};
-
-/** A local provider of the kind, on the calling thread. */
-export function localProvider(
-  kind: LocalProviderKind,
-  name: string,
-  key: Uint8Array,
-): EncryptionProvider {
-  return MAKERS[kind](name, key);
-}
 
 /** The thread's keys: each set-up message makes its provider. */
 export class ThreadKeys {

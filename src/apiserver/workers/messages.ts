@@ -3,6 +3,8 @@
 // when it starts (a replacement thread gets them again). Jobs are pure functions of their input,
 // so one whose thread dies can be run again on the main thread.
 
+import type { LocalProviderKind } from '../encryption/providers.js';
+
 /** A JSON or YAML request body to decode and check against its kind's schema (decode.ts). */
 export interface DecodeJob {
   readonly kind: 'decode';
@@ -48,7 +50,7 @@ export type Job = DecodeJob | CipherJob | ServedJob | FrameJob;
 export interface KeySetup {
   readonly kind: 'key';
   readonly key: number;
-  readonly provider: 'aesgcm' | 'aescbc' | 'secretbox';
+  readonly provider: LocalProviderKind;
   readonly name: string;
   readonly material: Uint8Array;
 }
