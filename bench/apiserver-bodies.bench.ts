@@ -21,10 +21,9 @@ import {
   runRounds,
   type Figure,
   type Session,
+  firstThreadCpuMs,
   readsDuring,
-  startedServerPid,
 } from './apiserver-harness.js';
-import { mainThreadCpuSeconds } from './proc-usage.js';
 
 const KEYS = positiveInt('BENCH_BODY_KEYS', process.env['BENCH_BODY_KEYS'] ?? '2000');
 const LARGE = positiveInt('BENCH_LARGE_BODIES', process.env['BENCH_LARGE_BODIES'] ?? '120');
@@ -63,24 +62,16 @@ async function creates(
   return n / ((performance.now() - t) / 1000);
 }
 
-/** CPU ms of the server's first thread (plat-apiserver's event loop) while `f` runs. */
-async function onFirstThread<T>(s: Session, f: () => Promise<T>): Promise<[T, number]> {
-  const pid = startedServerPid(s);
-  const before = pid === undefined ? 0 : mainThreadCpuSeconds(pid);
-  const out = await f();
-  return [out, pid === undefined ? 0 : (mainThreadCpuSeconds(pid) - before) * 1000];
-}
-
 async function measure(s: Session): Promise<Figure[]> {
   const ns = s.namespace;
   const large = creates(s, LARGE, 4, (i) => [
     `/api/v1/namespaces/${ns}/configmaps`,
     largeConfigMap(`large-${i}`, ns),
   ]);
-  const [[reads, largePerSec], largeMs] = await onFirstThread(s, () =>
+  const [[reads, largePerSec], largeMs] = await firstThreadCpuMs(s, () =>
     Promise.all([readsDuring(s, large), large]),
   );
-  const [secretsPerSec, secretMs] = await onFirstThread(s, () =>
+  const [secretsPerSec, secretMs] = await firstThreadCpuMs(s, () =>
     creates(s, SECRETS, 16, (i) => [`/api/v1/namespaces/${ns}/secrets`, secret(`s-${i}`, ns)]),
   );
   const t = performance.now();

@@ -14,10 +14,9 @@ import {
   runRounds,
   type Figure,
   type Session,
+  firstThreadCpuMs,
   readsDuring,
-  startedServerPid,
 } from './apiserver-harness.js';
-import { mainThreadCpuSeconds } from './proc-usage.js';
 
 const N = positiveInt('BENCH_EVENTS', process.env['BENCH_EVENTS'] ?? '3000');
 const CONCURRENCY = 16;
@@ -38,20 +37,20 @@ function rawInsertsPerSec(ns: string): number {
 
 async function measure(s: Session): Promise<Figure[]> {
   const raw = rawInsertsPerSec(s.namespace);
-  const pid = startedServerPid(s);
-  const main0 = pid === undefined ? 0 : mainThreadCpuSeconds(pid);
   const t1 = performance.now();
-  const creates = concurrently(N, CONCURRENCY, async (i) => {
-    const r = await s.call(
-      'POST',
-      `/api/v1/namespaces/${s.namespace}/events`,
-      event(`e${i}`, s.namespace),
-    );
-    if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 300)}`);
+  const [[reads], mainMs] = await firstThreadCpuMs(s, () => {
+    const creates = concurrently(N, CONCURRENCY, async (i) => {
+      const r = await s.call(
+        'POST',
+        `/api/v1/namespaces/${s.namespace}/events`,
+        event(`e${i}`, s.namespace),
+      );
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 300)}`);
+    });
+    return Promise.all([readsDuring(s, creates), creates]);
   });
-  const [reads] = await Promise.all([readsDuring(s, creates), creates]);
   const perSec = N / ((performance.now() - t1) / 1000);
-  const mainUs = pid === undefined ? 0 : ((mainThreadCpuSeconds(pid) - main0) * 1e6) / N;
+  const mainUs = (mainMs * 1000) / N;
   const [p50, p99] = [percentile(reads, 0.5), percentile(reads, 0.99)];
   return [
     {

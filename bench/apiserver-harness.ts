@@ -16,7 +16,7 @@ import {
   type TargetSpec,
 } from './apiserver-target.js';
 import { busyCoresWanted, startBusyCores } from './busy-cores.js';
-import { untilQuiet } from './proc-usage.js';
+import { mainThreadCpuSeconds, untilQuiet } from './proc-usage.js';
 
 export interface Session {
   readonly label: string;
@@ -302,8 +302,19 @@ export async function readsDuring(s: Session, done: Promise<unknown>): Promise<n
  * The pid of a plat-apiserver this run started (whose first thread is its event loop); undefined
  * for an external server, whose threads mean something else.
  */
-export function startedServerPid(s: Session): number | undefined {
+function startedServerPid(s: Session): number | undefined {
   return s.reached.adminPlatconfig === undefined ? undefined : s.reached.pids[0];
+}
+
+/**
+ * What `f` returns, and the CPU ms the first thread of a server this run started (plat-apiserver's
+ * event loop) spent meanwhile; 0 for an external server.
+ */
+export async function firstThreadCpuMs<T>(s: Session, f: () => Promise<T>): Promise<[T, number]> {
+  const pid = startedServerPid(s);
+  const before = pid === undefined ? 0 : mainThreadCpuSeconds(pid);
+  const out = await f();
+  return [out, pid === undefined ? 0 : (mainThreadCpuSeconds(pid) - before) * 1000];
 }
 
 export function percentile(xs: readonly number[], p: number): number {

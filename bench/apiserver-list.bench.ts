@@ -15,9 +15,8 @@ import {
   runRounds,
   type Figure,
   type Session,
-  startedServerPid,
+  firstThreadCpuMs,
 } from './apiserver-harness.js';
-import { mainThreadCpuSeconds } from './proc-usage.js';
 
 const TOTAL = positiveInt('BENCH_LIST_TOTAL', process.env['BENCH_LIST_TOTAL'] ?? '10000');
 const PAGE = 500;
@@ -56,12 +55,11 @@ async function measure(s: Session): Promise<Figure[]> {
   const pageTimes: number[] = [];
   const pages = Math.ceil(TOTAL / PAGE);
   const health: number[] = [];
-  const pid = startedServerPid(s);
   let firstMainMs = 0;
   for (let r = 0; r < ROUNDS; r++) {
-    const before = pid === undefined || r > 0 ? 0 : mainThreadCpuSeconds(pid);
-    listTimes.push(await fullList(s, pageTimes));
-    if (pid !== undefined && r === 0) firstMainMs = (mainThreadCpuSeconds(pid) - before) * 1000;
+    const [took, mainMs] = await firstThreadCpuMs(s, () => fullList(s, pageTimes));
+    listTimes.push(took);
+    if (r === 0) firstMainMs = mainMs;
     const t = performance.now();
     for (let i = 0; i < pages; i++) await s.call('GET', '/healthz');
     health.push(performance.now() - t);

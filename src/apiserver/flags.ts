@@ -45,7 +45,10 @@ export interface ApiServerFlags {
   securePort: number;
   /** --tls-processes: TLS front processes (0: none); -1: one per CPU beyond the first (start/helper-count.ts). */
   tlsProcesses: number;
-  /** --worker-threads: threads for body decoding and encryption at rest (0: none); -1 as above. */
+  /**
+   * --worker-threads: threads for body decoding, encryption at rest and the serialisation of
+   * lists and protobuf watch frames (0: none); -1 as above.
+   */
   workerThreads: number;
   bindAddress: string;
   certDir: string;
@@ -125,9 +128,10 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     value: 'int',
     def: '0',
     help:
-      'Threads that decode and check request bodies (JSON and YAML) and run encryption at rest ' +
-      '(aesgcm, aescbc and secretbox keys of --encryption-provider-config), so that this work ' +
-      'runs on other cores; storage and the rest of the request pipeline stay on the main ' +
+      'Threads that decode and check request bodies (JSON and YAML), run encryption at rest ' +
+      '(aesgcm, aescbc and secretbox keys of --encryption-provider-config), serialise list ' +
+      "items not served before and make live changes' protobuf watch frames, so that this " +
+      'work runs on other cores; storage and the rest of the request pipeline stay on the main ' +
       'thread. 0 does it all on the main thread; -1 starts one per CPU beyond the first (none ' +
       'on a single CPU), at most 8. At most 64.',
   },

@@ -33,21 +33,19 @@ export interface HttpsServerOptions {
 /** The request line and headers of one request, at most (larger: 431). */
 export const MAX_HEADER_BYTES = 1 << 20;
 
-const readInJs = new WeakSet<object>();
 const ignoreData = (): void => undefined;
 
 /**
- * Makes the HTTP parser read a TLS connection through its `data` events (Node stops feeding the
- * parser straight from the TLS stream once a `data` listener is added). Fed straight, a request
- * that arrives while the answer before it is still being flushed has Node pause the parser, but
- * the TLS stream goes on handing it the bytes it has already decrypted: the parser fails with
- * HPE_PAUSED and a valid request is refused 400 (seen with 256 KiB bodies on kept-alive
- * connections while other requests held the event loop). Paused `data` events wait instead.
+ * Makes the HTTP parser read a new TLS connection through its `data` events: Node stops feeding
+ * the parser straight from the TLS stream once a `data` listener is added, which it checks only
+ * after its own connection listener has run (this one is added after it). Fed straight, a
+ * request that arrives while the answer before it is still being flushed has Node pause the
+ * parser, but the TLS stream goes on handing it the bytes it has already decrypted: the parser
+ * fails with HPE_PAUSED and a valid request is refused 400 (seen with 256 KiB bodies on
+ * kept-alive connections while other requests held the event loop). Paused `data` events wait.
  */
-function readInJavaScript(req: IncomingMessage): void {
-  if (readInJs.has(req.socket)) return;
-  readInJs.add(req.socket);
-  req.socket.on('data', ignoreData);
+function readInJavaScript(socket: Duplex): void {
+  socket.on('data', ignoreData);
 }
 
 export function createHttpsServer(o: HttpsServerOptions): Server {
@@ -75,7 +73,7 @@ export function createHttpsServer(o: HttpsServerOptions): Server {
     });
   });
   answerClientErrors(server);
-  if (o.tls !== undefined) server.on('request', readInJavaScript);
+  if (o.tls !== undefined) server.on('secureConnection', readInJavaScript);
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;

@@ -102,7 +102,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     where: string,
   ): EncryptionProvider[] {
     const make = opts.localProviders ?? localProvider;
-    const keyed = (kind: 'aesgcm' | 'aescbc' | 'secretbox'): EncryptionProvider[] =>
+    const keyed = (kind: LocalProviderKind): EncryptionProvider[] =>
       (p[kind]?.keys ?? []).map((k, j) => {
         const raw = decodeKey(k.secret);
         if (raw === undefined) {

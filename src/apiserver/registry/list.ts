@@ -510,10 +510,6 @@ interface Page<T> {
 }
 
 /**
- * Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors
- * drop it.
- */
-/**
  * Rows whose items are made at once: with --worker-threads their served text is made on the
  * threads in one hand-off, and their decryption runs side by side there. An item past the page's
  * end that fails is never reported, as when the rows were read one by one.
@@ -552,6 +548,10 @@ async function takeRows<T>(
   }
 }
 
+/**
+ * Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors
+ * drop it.
+ */
 async function runList<T>(
   registry: Registry,
   def: ResourceDef,

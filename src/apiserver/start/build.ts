@@ -48,11 +48,7 @@ import type { ApiServerConfig } from './config.js';
 import { availableParallelism } from 'node:os';
 import { helperCount } from './helper-count.js';
 import { ThreadPool } from '../workers/thread-pool.js';
-import { decodeOnPool } from '../workers/decode-job.js';
-import { pooledProvider } from '../workers/cipher-job.js';
-import { servedOnPool } from '../workers/served-job.js';
-import { frameOnPool } from '../workers/frame-job.js';
-import type { BodyDecoder } from '../handlers/decode-object.js';
+import { offloadsOf, type Offloads } from '../workers/offloads.js';
 import type { LocalProviderFactory } from '../encryption/registry.js';
 import type { Logger } from '../../common/log/types.js';
 
@@ -173,7 +169,7 @@ function registryOf(
   rbac: Rbac,
   plugins: LoadedPlugins,
   all: readonly ResourceDef[],
-  threads: ThreadPool | undefined,
+  servedMaker: Offloads['servedMaker'],
 ): Registry {
   const { names, clock, logger } = c;
   const registry = new Registry({
@@ -188,10 +184,7 @@ function registryOf(
       rbac.escalationCheck(plugins.chain),
     ],
     managedFields: trackedManagedFields(),
-    servedMaker:
-      threads === undefined
-        ? undefined
-        : (format, kind, apiVersion, rows) => servedOnPool(threads, format, kind, apiVersion, rows),
+    servedMaker,
   });
   // A view shares its storage resource's keys: their namespace clean-up runs once.
   registry.namespacedPrefixes = all
@@ -242,7 +235,7 @@ function handlerContext(
   registry: Registry,
   authorizer: AuthorizerChain,
   actions: SubresourceActions,
-  threads: ThreadPool | undefined,
+  offloads: Offloads,
 ): ResourceHandlerContext {
   const { flags, names, clock, logger } = c;
   const platformDomain = names.groupDomain;
@@ -251,7 +244,7 @@ function handlerContext(
     actions,
     platformDomain,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    bodyDecoder: threads === undefined ? undefined : decoderOn(threads),
+    bodyDecoder: offloads.bodyDecoder,
     shardingEnabled: flags.featureGates['ShardedListAndWatch'] === true,
     authorizer,
     clock,
@@ -262,10 +255,7 @@ function handlerContext(
       maxQueue: Math.max(1000, flags.defaultWatchCacheSize * 100),
       logger,
       clock,
-      frameMaker:
-        threads === undefined
-          ? undefined
-          : (type, obj, kind, apiVersion) => frameOnPool(threads, type, obj, kind, apiVersion),
+      frameMaker: offloads.frameMaker,
     },
   };
 }
@@ -302,13 +292,9 @@ async function agentProxy(
 /** The store over the configured encryption; the encryption is closed when the build fails. */
 async function storage(
   c: ApiServerConfig,
-  threads: ThreadPool | undefined,
+  local: LocalProviderFactory | undefined,
 ): Promise<{ store: Store; closeEncryption: () => void }> {
   const { flags, names, clock, logger } = c;
-  const local: LocalProviderFactory | undefined =
-    threads === undefined
-      ? undefined
-      : (kind, name, key) => pooledProvider(threads, kind, name, key);
   const encryption = await loadStorageEncryption(flags, names, logger, clock, local);
   try {
     const store = new Store({
@@ -363,7 +349,7 @@ function apiServerOf(
     clientCaPems: string[];
     all: readonly ResourceDef[];
     proxy: SubresourceProxy;
-    threads: ThreadPool | undefined;
+    offloads: Offloads;
   },
 ): ApiServer {
   const { flags, names, logger } = c;
@@ -386,7 +372,7 @@ function apiServerOf(
       p.registry,
       p.authorizer,
       p.pods.actionsOver(p.registry),
-      p.threads,
+      p.offloads,
     ),
     openapi: p.openapi,
     discovery: discoveryOf(names, p.defs, p.rbac),
@@ -394,7 +380,7 @@ function apiServerOf(
     protobufResponses: new ProtobufResponses({ logger }),
     tracer: p.plugins.tracer,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    bodyDecoder: p.threads === undefined ? undefined : decoderOn(p.threads),
+    bodyDecoder: p.offloads.bodyDecoder,
     apiAudiences: p.pods.apiAudiences,
     logger,
   });
@@ -439,20 +425,20 @@ async function closeBuilt(
   await threads?.stop();
 }
 
-/** Request bodies decoded on the worker threads. */
-function decoderOn(threads: ThreadPool): BodyDecoder {
-  return (o) => decodeOnPool(threads, o);
-}
-
-/** The worker threads and the store over them; the threads end when the store cannot be made. */
+/**
+ * The worker threads, what they take over, and the store over them; the threads end when the
+ * store cannot be made.
+ */
 async function threadedStorage(c: ApiServerConfig): Promise<{
   threads: ThreadPool | undefined;
+  offloads: Offloads;
   store: Store;
   closeEncryption: () => void;
 }> {
   const threads = workerThreadsOf(c);
+  const offloads = offloadsOf(threads);
   try {
-    return { threads, ...(await storage(c, threads)) };
+    return { threads, offloads, ...(await storage(c, offloads.localProviders)) };
   } catch (err) {
     await threads?.stop();
     throw err;
@@ -464,7 +450,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
   const { flags, names } = c;
   const certs = await prepareCertificates({ ...flags, clock: c.clock });
   const clientCaPems = await clientCas(flags, certs);
-  const { threads, store, closeEncryption } = await threadedStorage(c);
+  const { threads, offloads, store, closeEncryption } = await threadedStorage(c);
   const addresses = serviceAddresses(c);
   const defs = resourceDefs(names, addresses.clusterIps);
   const kubeletFiles = new AbortController();
@@ -477,7 +463,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     const { rbac } = built;
     const authorizer = plugins.chain;
     const all = [...Object.values(defs), ...rbac.resources];
-    const registry = registryOf(c, store, rbac, plugins, all, threads);
+    const registry = registryOf(c, store, rbac, plugins, all, offloads.servedMaker);
     const openapi = openApiOf(c, all);
     const authn = authnChain(c, { store, defs, pods, plugins });
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
@@ -494,7 +480,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
       rbac,
       proxy,
       plugins,
-      threads,
+      offloads,
     });
     return {
       config: c,

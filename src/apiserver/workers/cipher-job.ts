@@ -9,7 +9,7 @@ import {
   type LocalProviderKind,
 } from '../encryption/providers.js';
 import type { CipherJob, JobResult, KeySetup } from './messages.js';
-import { WorkerGoneError, type ThreadPool } from './thread-pool.js';
+import type { ThreadPool } from './thread-pool.js';
 
 /** The thread's keys: each set-up message makes its provider. */
 export class ThreadKeys {
@@ -51,12 +51,7 @@ export function pooledProvider(
     data: Uint8Array,
     context: string,
   ): Promise<Uint8Array> => {
-    let r: JobResult | undefined;
-    try {
-      r = await pool.run({ kind: op, key: number, data, context });
-    } catch (err) {
-      if (!(err instanceof WorkerGoneError)) throw err;
-    }
+    const r = await pool.tryRun({ kind: op, key: number, data, context });
     if (r === undefined)
       return op === 'encrypt' ? here.encrypt(data, context) : here.decrypt(data, context);
     if (!r.ok) throw new Error('error' in r ? r.error : r.decodeError.message);

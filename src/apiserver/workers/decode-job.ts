@@ -7,7 +7,7 @@
 import { InputLimitError } from '../../common/util/errors.js';
 import { decodeBody, DecodeError, type DecodeOptions, type DecodeResult } from '../decode.js';
 import type { DecodeFailure, DecodeJob, JobResult } from './messages.js';
-import { WorkerGoneError, type ThreadPool } from './thread-pool.js';
+import type { ThreadPool } from './thread-pool.js';
 
 /** The thread's side: the job's answer. */
 export function runDecodeJob(job: DecodeJob): JobResult {
@@ -76,12 +76,7 @@ export async function decodeOnPool(pool: ThreadPool, o: DecodeOptions): Promise<
     apiVersion: o.apiVersion,
     exactGvk: o.exactGvk === true,
   };
-  let result: JobResult | undefined;
-  try {
-    result = await pool.run(job);
-  } catch (err) {
-    if (!(err instanceof WorkerGoneError)) throw err;
-  }
+  const result = await pool.tryRun(job);
   if (result === undefined) return decodeBody(o);
   if (!result.ok) {
     if ('decodeError' in result) throw decodeErrorOf(result.decodeError);

@@ -6,7 +6,7 @@
 import { encodeWatchFrame } from '../../common/protobuf/codec.js';
 import type { EventType } from '../watch/events.js';
 import type { FrameJob, JobResult } from './messages.js';
-import { WorkerGoneError, type ThreadPool } from './thread-pool.js';
+import type { ThreadPool } from './thread-pool.js';
 
 /** The thread's side: the frame's bytes. */
 export function runFrameJob(job: FrameJob): JobResult {
@@ -37,13 +37,8 @@ export async function frameOnPool(
     objectKind,
     apiVersion,
   };
-  try {
-    const r = await pool.run(job);
-    return r?.ok === true && 'bytes' in r
-      ? Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength)
-      : undefined;
-  } catch (err) {
-    if (err instanceof WorkerGoneError) return undefined;
-    throw err;
-  }
+  const r = await pool.tryRun(job);
+  return r?.ok === true && 'bytes' in r
+    ? Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength)
+    : undefined;
 }

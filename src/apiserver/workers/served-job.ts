@@ -1,15 +1,16 @@
 // A list page's items served on a worker thread, as JSON text or protobuf message bytes: each
 // stored value's plaintext read back (storage/stored-object.ts), given its kind and apiVersion and
-// serialised, as the main thread's list does for an item not yet in the served cache. The main thread sends a window of
-// rows in one message, so the hand-off costs it a copy of each value and of each text, not a
-// message per item. A value that does not read back comes back as null: the main thread then
+// serialised, as the main thread's list does for an item not yet in the served cache. The main
+// thread sends a window of rows in one message, so the hand-off costs it a copy of each value and
+// of each text, not a message per item. A value that does not read back comes back as null: the main thread then
 // reads it itself, and reports it as it would.
 
 import { storedObjectOf } from '../storage/stored-object.js';
 import { withServedKind } from '../registry/types.js';
 import { encodeMessage } from '../../common/protobuf/codec.js';
 import type { JobResult, ServedJob } from './messages.js';
-import { WorkerGoneError, type ThreadPool } from './thread-pool.js';
+import type { ThreadPool } from './thread-pool.js';
+import type { Served } from '../registry/served-cache.js';
 
 /** The thread's side: the rows' texts or messages. */
 export function runServedJob(job: ServedJob): JobResult {
@@ -26,8 +27,6 @@ export function runServedJob(job: ServedJob): JobResult {
   return { ok: true, served };
 }
 
-type Served = string | Uint8Array | undefined;
-
 /**
  * The main thread's side: each row's text or message, undefined where no thread made one. The
  * rows are shared out among the running threads, one message each.
@@ -38,7 +37,7 @@ export async function servedOnPool(
   objectKind: string,
   apiVersion: string,
   rows: ServedJob['rows'],
-): Promise<Served[]> {
+): Promise<(Served | undefined)[]> {
   const per = Math.ceil(rows.length / Math.max(1, pool.size));
   const jobs: ServedJob[] = [];
   for (let i = 0; i < rows.length; i += per)
@@ -47,13 +46,8 @@ export async function servedOnPool(
   return done.flat();
 }
 
-async function onOneThread(pool: ThreadPool, job: ServedJob): Promise<Served[]> {
-  let r: JobResult | undefined;
-  try {
-    r = await pool.run(job);
-  } catch (err) {
-    if (!(err instanceof WorkerGoneError)) throw err;
-  }
+async function onOneThread(pool: ThreadPool, job: ServedJob): Promise<(Served | undefined)[]> {
+  const r = await pool.tryRun(job);
   if (r === undefined || !r.ok || !('served' in r)) return job.rows.map(() => undefined);
   return r.served.map((t) => t ?? undefined);
 }

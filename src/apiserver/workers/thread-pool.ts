@@ -1,8 +1,8 @@
 // The worker threads of --worker-threads: each job goes to the thread with the fewest jobs in
 // flight and its answer comes back by id. A thread that exits is logged and replaced after a
-// back-off; the jobs it held fail with WorkerGoneError, and their callers run them on the main
-// thread instead (every job is a pure function of its input). While no thread is running, run()
-// answers undefined, so the caller does the work itself rather than wait.
+// back-off; the jobs it held fail with WorkerGoneError. While no thread is running, run()
+// answers undefined. tryRun() folds both into undefined, and its callers then do the job on the
+// main thread themselves (every job is a pure function of its input) rather than wait.
 
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../common/log/types.js';
@@ -73,6 +73,19 @@ export class ThreadPool {
       const m: JobMessage = { id, job };
       t.worker.postMessage(m);
     });
+  }
+
+  /**
+   * The job's answer from a thread; undefined when none is running or the one running it died,
+   * so that the caller does the job itself.
+   */
+  async tryRun(job: Job): Promise<JobResult | undefined> {
+    try {
+      return await this.run(job);
+    } catch (err) {
+      if (err instanceof WorkerGoneError) return undefined;
+      throw err;
+    }
   }
 
   /** Ends every thread and waits for each to exit. */

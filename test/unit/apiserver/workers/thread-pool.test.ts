@@ -214,15 +214,16 @@ test('a thread that dies mid-job: logged, replaced after its back-off, its jobs 
   const dyingPool = new ThreadPool({ count: 1, entry: dying, logger, clock });
   t.after(() => dyingPool.stop());
   const o = BODIES[1] as DecodeOptions;
+  const job = {
+    kind: 'decode',
+    body: '{}',
+    contentType: JSON_TYPE,
+    objectKind: 'ConfigMap',
+    apiVersion: 'v1',
+    exactGvk: false,
+  } as const;
   await assert.rejects(
-    dyingPool.run({
-      kind: 'decode',
-      body: '{}',
-      contentType: JSON_TYPE,
-      objectKind: 'ConfigMap',
-      apiVersion: 'v1',
-      exactGvk: false,
-    }) ?? Promise.reject(new Error('no thread')),
+    dyingPool.run(job) ?? Promise.reject(new Error('no thread')),
     WorkerGoneError,
   );
   const exited = logger.lines.filter((l) => l.msg.startsWith('a worker thread exited'));
@@ -231,17 +232,8 @@ test('a thread that dies mid-job: logged, replaced after its back-off, its jobs 
   assert.equal(exited[0]?.fields['restartInMs'], 1000);
   // No thread runs until the back-off passes: the job is done here, with the same answer.
   assert.equal(dyingPool.size, 0);
-  assert.equal(
-    dyingPool.run({
-      kind: 'decode',
-      body: '{}',
-      contentType: JSON_TYPE,
-      objectKind: 'ConfigMap',
-      apiVersion: 'v1',
-      exactGvk: false,
-    }),
-    undefined,
-  );
+  assert.equal(dyingPool.run(job), undefined);
+  assert.equal(await dyingPool.tryRun(job), undefined);
   assert.deepEqual(await decodeOnPool(dyingPool, o), decodeBody(o));
   clock.advance(1000);
   assert.equal(dyingPool.size, 1);
