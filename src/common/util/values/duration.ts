@@ -10,16 +10,17 @@ const SEC = 1000n * MS;
 const MIN = 60n * SEC;
 const HOUR = 60n * MIN;
 
-const UNITS: Readonly<Record<string, bigint>> = {
-  ns: NS,
-  us: US,
-  µs: US, // U+00B5 micro sign
-  μs: US, // U+03BC Greek mu
-  ms: MS,
-  s: SEC,
-  m: MIN,
-  h: HOUR,
-};
+/** A Map, not an object: a unit such as "toString" must not find Object.prototype's. */
+const UNITS: ReadonlyMap<string, bigint> = new Map([
+  ['ns', NS],
+  ['us', US],
+  ['µs', US], // U+00B5 micro sign
+  ['μs', US], // U+03BC Greek mu
+  ['ms', MS],
+  ['s', SEC],
+  ['m', MIN],
+  ['h', HOUR],
+]);
 
 const INT64_MAX = 9223372036854775807n;
 
@@ -51,7 +52,7 @@ export function parseDurationNs(input: string, flag?: string): bigint {
     const unit = unitMatch?.[0] ?? '';
     if (unit === '') fail(`time: missing unit in duration ${quote(input)}`);
     s = s.slice(unit.length);
-    const scale = UNITS[unit];
+    const scale = UNITS.get(unit);
     if (scale === undefined)
       return fail(`time: unknown unit ${quote(unit)} in duration ${quote(input)}`);
     let v = whole === '' ? 0n : BigInt(whole) * scale;

@@ -98,9 +98,22 @@ export function parseKeyValueMap(
           )
         : invalidValue(s, flag, `malformed pair ${quote(p)}, expect string=string`, MAP_ACCEPTED);
     }
-    out[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
+    setOwn(out, p.slice(0, eq).trim(), p.slice(eq + 1).trim());
   }
   return out;
+}
+
+/**
+ * Sets `key` as an own property of `out`, whatever the key: a plain assignment to `__proto__`
+ * would set the prototype (or do nothing) instead of keeping the user's key.
+ */
+function setOwn<T>(out: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** `out`'s own value for `key`: never one inherited from Object.prototype (`toString`...). */
+function ownValue<T>(out: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(out, key) ? out[key] : undefined;
 }
 
 /** cliflag MapStringBool for one occurrence: `k=bool` pairs in Go ParseBool forms. */
@@ -119,7 +132,7 @@ export function parseBoolMap(s: string, flag?: string): Record<string, boolean> 
         `invalid value of ${k}: ${v}, err: strconv.ParseBool: parsing ${quote(v)}: invalid syntax`,
         BOOL_MAP_ACCEPTED,
       );
-    out[k] = b;
+    setOwn(out, k, b);
   }
   return out;
 }
@@ -139,7 +152,10 @@ export function parseColonMultimap(s: string, flag?: string): Record<string, str
     const k = p.slice(0, c).trim();
     if (k === '')
       throw invalidValue(s, flag, `malformed pair ${quote(p)}, empty name`, MULTIMAP_ACCEPTED);
-    (out[k] ??= []).push(p.slice(c + 1).trim());
+    const v = p.slice(c + 1).trim();
+    const list = ownValue(out, k);
+    if (list === undefined) setOwn(out, k, [v]);
+    else list.push(v);
   }
   return out;
 }
@@ -150,7 +166,7 @@ export function mergeColonMultimap(
   b: Readonly<Record<string, readonly string[]>>,
 ): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(a)) out[k] = [...v];
-  for (const [k, v] of Object.entries(b)) out[k] = [...(out[k] ?? []), ...v];
+  for (const [k, v] of Object.entries(a)) setOwn(out, k, [...v]);
+  for (const [k, v] of Object.entries(b)) setOwn(out, k, [...(ownValue(out, k) ?? []), ...v]);
   return out;
 }

@@ -18,19 +18,27 @@ export const QUANTITY_ACCEPTED =
 
 type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 
-const BINARY: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
+// Maps, not objects: a suffix such as "toString" must not find Object.prototype's.
+const BINARY: ReadonlyMap<string, number> = new Map([
+  ['Ki', 10],
+  ['Mi', 20],
+  ['Gi', 30],
+  ['Ti', 40],
+  ['Pi', 50],
+  ['Ei', 60],
+]);
+const DECIMAL: ReadonlyMap<string, number> = new Map([
+  ['n', -9],
+  ['u', -6],
+  ['m', -3],
+  ['', 0],
+  ['k', 3],
+  ['M', 6],
+  ['G', 9],
+  ['T', 12],
+  ['P', 15],
+  ['E', 18],
+]);
 const DECIMAL_SUFFIX: Readonly<Record<number, string>> = {
   [-9]: 'n',
   [-6]: 'u',
@@ -105,8 +113,8 @@ function parseExact(s: string, flag?: string): { nano: bigint; format: Format } 
   let format: Format;
   let pow10 = 0;
   let pow2 = 0;
-  const bin = BINARY[suffix];
-  const dec = DECIMAL[suffix];
+  const bin = BINARY.get(suffix);
+  const dec = DECIMAL.get(suffix);
   if (bin !== undefined) {
     format = 'BinarySI';
     pow2 = bin;

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError } from '../../../../../src/common/util/errors.js';
 import { throwsFlagError } from '../../../../helpers/flag-error.js';
+import { fuzzParams } from '../../../../helpers/fuzz-runs.js';
 import {
   mergeColonMultimap,
   parseBoolMap,
@@ -186,6 +187,31 @@ test('random input to every value parser yields a value or a FlagError, nothing 
         if (!(e instanceof FlagError)) throw e;
       }
     }),
-    { numRuns: 5000 },
+    fuzzParams(5000),
   );
+});
+
+test('keys named after Object.prototype members are keys like any other, never its members', async () => {
+  const { parseDurationNs } = await import('../../../../../src/common/util/values/duration.js');
+  // A random run once found this: the unit "toString" looked up Object.prototype's method.
+  for (const unit of ['toString', 'constructor', '__proto__', 'hasOwnProperty'])
+    throwsFlagError(
+      () => parseDurationNs(`0${unit}`, 'd'),
+      new RegExp(`time: unknown unit "${unit}" in duration "0${unit}"`),
+    );
+  const { parseQuantity } = await import('../../../../../src/common/util/values/quantity.js');
+  for (const suffix of ['toString', 'constructor', '__proto__'])
+    throwsFlagError(() => parseQuantity(`0${suffix}`, 'q'), /unable to parse quantity's suffix/);
+  const multimap = parseColonMultimap('toString:a,__proto__:b,toString:c');
+  assert.deepEqual(Object.keys(multimap), ['toString', '__proto__']);
+  assert.deepEqual(multimap['toString'], ['a', 'c']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(multimap, '__proto__')?.value, ['b']);
+  assert.equal(Object.getPrototypeOf(multimap), Object.prototype);
+  const map = parseKeyValueMap('__proto__=x,constructor=y');
+  assert.deepEqual(Object.keys(map), ['__proto__', 'constructor']);
+  assert.equal(Object.getOwnPropertyDescriptor(map, '__proto__')?.value, 'x');
+  const gates = parseBoolMap('__proto__=true');
+  assert.equal(Object.getOwnPropertyDescriptor(gates, '__proto__')?.value, true);
+  const merged = mergeColonMultimap({ toString: ['a'] }, { toString: ['b'] });
+  assert.deepEqual(merged['toString'], ['a', 'b']);
 });
